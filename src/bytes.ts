@@ -1,0 +1,64 @@
+/**
+ * Small byte and string helpers shared by the tools: UTF-8 lengths, bytewise
+ * ordering, character-boundary cuts.
+ *
+ * @module
+ */
+
+const encoder = new TextEncoder();
+
+/** Encodes a string as UTF-8. */
+export function utf8(text: string): Uint8Array {
+  return encoder.encode(text);
+}
+
+/** The UTF-8 byte length of a well-formed string, without allocating. */
+export function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) bytes += 1;
+    else if (c >= 0xd800 && c <= 0xdbff) i++, bytes += 2; // a pair: 4 bytes for 2 units
+    else bytes += 2;
+  }
+  return bytes;
+}
+
+/** Moves a code unit so that UTF-16 order becomes code point (= UTF-8 byte) order. */
+function rank(c: number): number {
+  if (c >= 0xd800 && c <= 0xdfff) return c + 0x2000;
+  if (c >= 0xe000) return c - 0x800;
+  return c;
+}
+
+/** Compares two strings by their UTF-8 bytes (JavaScript's `<` compares UTF-16 units). */
+export function compareBytewise(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return rank(x) - rank(y);
+  }
+  return a.length - b.length;
+}
+
+/** The largest cut `<= end` that does not split a UTF-8 character of `bytes`. */
+export function charBoundary(bytes: Uint8Array, end: number): number {
+  if (end >= bytes.length) return bytes.length;
+  let cut = end;
+  // Step back over continuation bytes (10xxxxxx), at most three.
+  while (cut > 0 && end - cut < 3 && (bytes[cut] & 0xc0) === 0x80) cut--;
+  return (bytes[cut] & 0xc0) === 0x80 ? end : cut;
+}
+
+const strictDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** Decodes UTF-8, or returns `null` when the bytes are not valid UTF-8. */
+export function decodeStrict(bytes: Uint8Array): string | null {
+  try {
+    return strictDecoder.decode(bytes);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * The command line, shared by `cli.ts` (Deno) and the npm build's
+ * `dist/cli.js` (Node): flags, the root, and the stdio server. Only the
+ * filesystem port differs between the two.
+ *
+ * @module
+ */
+import process from "node:process";
+import { parseArgs } from "node:util";
+import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import { ConfigError } from "../errors.ts";
+import type { Limits } from "../limits.ts";
+import { openRoot } from "../root.ts";
+import { createServer } from "../server.ts";
+import type { FsPort } from "../ports/fs_port.ts";
+import { SERVER_NAME, VERSION } from "../version.ts";
+import { VersionGate } from "../version_gate.ts";
+
+/** Exit status for a configuration error (`EX_USAGE`). */
+export const EXIT_USAGE = 64;
+
+/** The warning printed when no include pattern can reach a root-level file. */
+export const READ_ONLY_WARNING = "ptc-fs-mcp: no --include pattern matches a file in the root itself, " +
+  "so write_text_file will refuse every call.";
+
+const USAGE = `Usage: ptc-fs-mcp --root <dir> [--include <glob>]... [--exclude <glob>]...
+                  [--max-write-bytes <n>] [--max-file-bytes <n>] [--max-result-bytes <n>]
+
+Serves the files under <dir> to an MCP client (protocol 2026-07-28) over stdio.
+
+  --root <dir>              directory to serve (required; pinned by its real path)
+  --include <glob>          serve paths matching <glob> (repeatable; default: nothing)
+  --exclude <glob>          never serve paths matching <glob> (repeatable)
+  --max-write-bytes <n>     largest write_text_file payload (default 65536)
+  --max-file-bytes <n>      largest file read or searched (default 268435456)
+  --max-result-bytes <n>    ceiling of one encoded result (default 48000)
+  --help                    print this help
+  --version                 print the version
+
+Globs: * matches within one path segment, ** matches any number of segments.
+`;
+
+const LIMIT_FLAGS = {
+  "max-write-bytes": "maxWriteBytes",
+  "max-file-bytes": "maxFileBytes",
+  "max-result-bytes": "maxResultBytes",
+} as const satisfies Record<string, keyof Limits>;
+
+/** What the flags ask for: text to print, or a root to serve. */
+export type CliAction =
+  | { readonly print: string }
+  | { readonly serve: { root: string; include: string[]; exclude: string[]; limits: Partial<Limits> } };
+
+/** Parses flags into `openRoot` options, or says what to print instead. */
+export function parseFlags(args: readonly string[]): CliAction {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        root: { type: "string" },
+        include: { type: "string", multiple: true },
+        exclude: { type: "string", multiple: true },
+        "max-write-bytes": { type: "string" },
+        "max-file-bytes": { type: "string" },
+        "max-result-bytes": { type: "string" },
+        help: { type: "boolean" },
+        version: { type: "boolean" },
+      },
+    });
+  } catch (error) {
+    // parseArgs messages are one line already; keep only the first sentence.
+    const text = error instanceof Error ? error.message.split("\n")[0] : "bad arguments";
+    throw new ConfigError(`${text.replace(/\. To specify.*$/, "")} (see --help)`);
+  }
+  const { values } = parsed;
+  if (values.help) return { print: USAGE };
+  if (values.version) return { print: `${SERVER_NAME} ${VERSION}\n` };
+  if (values.root === undefined) throw new ConfigError("--root is required (see --help)");
+  const limits: Partial<Record<keyof Limits, number>> = {};
+  for (const [flag, key] of Object.entries(LIMIT_FLAGS)) {
+    const raw = values[flag as keyof typeof LIMIT_FLAGS];
+    if (raw === undefined) continue;
+    if (!/^\d+$/.test(raw)) throw new ConfigError(`--${flag} must be a whole number of bytes`);
+    limits[key] = Number(raw);
+  }
+  return {
+    serve: { root: values.root, include: values.include ?? [], exclude: values.exclude ?? [], limits },
+  };
+}
+
+/**
+ * Runs the command line: prints help or version, or opens the root and
+ * serves it over stdio until stdin closes. A configuration error prints one
+ * line on stderr and exits with `EXIT_USAGE`.
+ *
+ * @param args The arguments after the program name.
+ * @param fs The filesystem port of this runtime.
+ */
+export function runCli(args: readonly string[], fs: FsPort): void {
+  try {
+    const action = parseFlags(args);
+    if ("print" in action) {
+      process.stdout.write(action.print);
+      return;
+    }
+    const root = openRoot({ ...action.serve, fs });
+    if (!root.selector.reachesRootLevel) process.stderr.write(`${READ_ONLY_WARNING}\n`);
+    serveStdio(() => createServer(root), {
+      legacy: "reject",
+      transport: new VersionGate(new StdioServerTransport()),
+      onerror: () => {}, // malformed input is answered on the wire; nothing to add on stderr
+    });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${SERVER_NAME}: ${error.message}\n`);
+    process.exit(EXIT_USAGE);
+  }
+}

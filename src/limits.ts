@@ -1,0 +1,71 @@
+import { ConfigError } from "./errors.ts";
+
+/** Every bound on what one call may cost. All sizes are in bytes. */
+export interface Limits {
+  /** Ceiling of one fully encoded JSON-RPC result line. */
+  readonly maxResultBytes: number;
+  /** Most items on one page; a call's `limit` may only lower it. */
+  readonly maxPageItems: number;
+  /** Largest `read_text_file` item. */
+  readonly readChunkBytes: number;
+  /** Bytes `search_text` scans in one call before it returns a progress cursor. */
+  readonly searchScanBytes: number;
+  /** Longest `query`, in UTF-8 bytes. */
+  readonly maxQueryBytes: number;
+  /** Largest `write_text_file` payload, in UTF-8 bytes. */
+  readonly maxWriteBytes: number;
+  /** Largest file `read_text_file` and `search_text` will open for content. */
+  readonly maxFileBytes: number;
+  /** Deepest directory nesting below the root that is walked. */
+  readonly maxDepth: number;
+  /** Longest relative path argument, in UTF-8 bytes. */
+  readonly maxPathBytes: number;
+}
+
+/** The limits a root gets unless `openRoot({limits})` or a flag says otherwise. */
+export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
+  maxResultBytes: 48_000,
+  maxPageItems: 1_000,
+  readChunkBytes: 16_384,
+  searchScanBytes: 64 * 1024 * 1024,
+  maxQueryBytes: 256,
+  maxWriteBytes: 65_536,
+  maxFileBytes: 256 * 1024 * 1024,
+  maxDepth: 64,
+  maxPathBytes: 4_096,
+});
+
+/** The smallest result ceiling that still leaves room for one item. */
+export const MIN_RESULT_BYTES = 1_024;
+
+const MINIMUMS: Readonly<Limits> = {
+  maxResultBytes: MIN_RESULT_BYTES,
+  maxPageItems: 1,
+  readChunkBytes: 4,
+  searchScanBytes: 1,
+  maxQueryBytes: 1,
+  maxWriteBytes: 0,
+  maxFileBytes: 0,
+  maxDepth: 1,
+  maxPathBytes: 1,
+};
+
+/**
+ * Merges partial limits over the defaults, refusing anything that is not a
+ * safe integer at or above its minimum.
+ *
+ * @throws {ConfigError} when a limit is unknown or out of range.
+ */
+export function resolveLimits(partial: Partial<Limits> = {}): Limits {
+  const limits: Record<string, number> = { ...DEFAULT_LIMITS };
+  for (const [key, value] of Object.entries(partial)) {
+    if (value === undefined) continue;
+    if (!(key in DEFAULT_LIMITS)) throw new ConfigError(`unknown limit "${key}"`);
+    const min = MINIMUMS[key as keyof Limits];
+    if (!Number.isSafeInteger(value) || value < min) {
+      throw new ConfigError(`limit "${key}" must be an integer of at least ${min}`);
+    }
+    limits[key] = value;
+  }
+  return limits as unknown as Limits;
+}

@@ -1,0 +1,115 @@
+/**
+ * Decides, from names alone, which paths a root serves: a path is served
+ * when it matches some include pattern and no exclude pattern. Directory
+ * questions (can anything below be served? is everything below excluded?)
+ * are answered by running the patterns segment by segment, so the walker can
+ * prune a directory before it ever stats or opens anything inside it.
+ *
+ * @module
+ */
+import { compileGlob, type GlobSegments, parseGlob, segmentSource } from "./glob.ts";
+
+/** What a root serves, decided from relative paths alone. */
+export interface Selector {
+  /** Whether a relative file path is served. */
+  isServed(path: string): boolean;
+  /** Whether a directory could hold a served path (some include reaches below it, no exclude covers it). */
+  mayContain(dir: string): boolean;
+  /** Whether an exclude pattern covers every path below a directory. */
+  isExcludedDir(dir: string): boolean;
+  /** Whether some include pattern can match a file directly in the root. */
+  readonly reachesRootLevel: boolean;
+}
+
+/** A pattern as a segment automaton: state `i` means "segments before i are matched". */
+class Pattern {
+  readonly #segments: GlobSegments;
+  readonly #matchers: (RegExp | null)[];
+  readonly #whole: RegExp;
+
+  constructor(pattern: string, whole: RegExp) {
+    this.#segments = parseGlob(pattern);
+    this.#matchers = this.#segments.map((s) => s === "**" ? null : new RegExp(`^${segmentSource(s)}$`, "u"));
+    this.#whole = whole;
+  }
+
+  test(path: string): boolean {
+    return this.#whole.test(path);
+  }
+
+  /** Adds the states reachable by letting a `**` match nothing (a trailing one must match something). */
+  #close(states: Set<number>): Set<number> {
+    const last = this.#segments.length - 1;
+    for (const s of states) if (s < last && this.#matchers[s] === null) states.add(s + 1);
+    return states;
+  }
+
+  /** The states after consuming the segments of a directory path. */
+  #run(dir: string): Set<number> {
+    let states = this.#close(new Set([0]));
+    if (dir === "") return states;
+    for (const name of dir.split("/")) {
+      const next = new Set<number>();
+      for (const s of states) {
+        if (s >= this.#segments.length) continue;
+        const m = this.#matchers[s];
+        if (m === null) next.add(s).add(s + 1); // `**` consumes this segment, stays or moves on
+        else if (m.test(name)) next.add(s + 1);
+      }
+      states = this.#close(next);
+      if (states.size === 0) break;
+    }
+    return states;
+  }
+
+  /** Whether some path strictly below `dir` can match. */
+  reachesBelow(dir: string): boolean {
+    for (const s of this.#run(dir)) if (s < this.#segments.length) return true;
+    return false;
+  }
+
+  /** Whether every path strictly below `dir` matches (what remains is only `**`). */
+  coversBelow(dir: string): boolean {
+    for (const s of this.#run(dir)) {
+      const rest = this.#segments.slice(s);
+      if (rest.length > 0 && rest.every((seg) => seg === "**")) return true;
+    }
+    return false;
+  }
+
+  /** Whether a one-segment path can match: one literal segment, not followed by a trailing `**`. */
+  get matchesOneSegment(): boolean {
+    const literal = this.#segments.filter((s) => s !== "**").length;
+    return literal === 0 || (literal === 1 && this.#segments.at(-1) !== "**");
+  }
+}
+
+/**
+ * Builds a selector from include and exclude globs.
+ *
+ * @example A library-only selection
+ * ```ts
+ * import { createSelector } from "./selector.ts";
+ * const selector = createSelector(["lib/**"], ["**\/secrets/**"]);
+ * selector.isServed("lib/a.ts"); // true
+ * selector.mayContain("lib/secrets"); // false
+ * selector.reachesRootLevel; // false
+ * ```
+ *
+ * @param include Globs that select paths; none selects nothing.
+ * @param exclude Globs that remove paths from the selection.
+ * @returns The selector.
+ * @throws {ConfigError} when a glob is invalid.
+ */
+export function createSelector(include: readonly string[], exclude: readonly string[] = []): Selector {
+  const compile = (p: string) => new Pattern(p, compileGlob(p));
+  const includes = include.map(compile);
+  const excludes = exclude.map(compile);
+  const isExcludedDir = (dir: string) => excludes.some((p) => p.coversBelow(dir));
+  return {
+    isServed: (path) => includes.some((p) => p.test(path)) && !excludes.some((p) => p.test(path)),
+    mayContain: (dir) => includes.some((p) => p.reachesBelow(dir)) && !isExcludedDir(dir),
+    isExcludedDir,
+    reachesRootLevel: includes.some((p) => p.matchesOneSegment),
+  };
+}

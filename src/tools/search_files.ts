@@ -1,0 +1,68 @@
+/**
+ * `search_files`: served file paths containing a literal substring, by path,
+ * bytewise. Content-blind: no file is opened.
+ *
+ * Cursor state: the set of served paths of the whole root. content_hash
+ * framing: one line `<path>\n` per item.
+ *
+ * @module
+ */
+import * as z from "zod";
+import { compareBytewise } from "../bytes.ts";
+import { assertState } from "../cursor.ts";
+import { Digest } from "../hashing.ts";
+import { fitPage, pageSchema } from "../page.ts";
+import { checkQuery } from "./query.ts";
+import { pageCap, pagingArgs, queryArg, READ_ONLY, type Tool } from "./tool.ts";
+
+const item = z.object({ path: z.string().describe("Relative to the root.") });
+
+const inputSchema = z.strictObject({
+  query: queryArg.describe("Literal substring of the relative path (case-sensitive)."),
+  ...pagingArgs,
+});
+
+const NAME = "search_files";
+
+/** The `search_files` tool. */
+export const searchFiles: Tool<typeof inputSchema, ReturnType<typeof pageSchema<typeof item>>> = {
+  name: NAME,
+  title: "Find files by path",
+  description: "Find served files whose relative path contains `query` as a literal, case-sensitive " +
+    "substring (no wildcards). Results are sorted by path. Follow `next_cursor` until it is null.",
+  inputSchema,
+  outputSchema: pageSchema(item),
+  annotations: READ_ONLY,
+  run({ query, cursor, limit }, ctx) {
+    checkQuery(ctx.root, query);
+    const args = { query };
+    const claims = cursor === undefined ? undefined : ctx.cursors.open<string>(cursor, NAME, args);
+    const after = claims?.position;
+    const cap = pageCap(ctx, limit);
+
+    // One pass over the served paths: the state digest covers all of them,
+    // the page takes the matches after the cursor's position.
+    const state = new Digest();
+    const candidates: { path: string }[] = [];
+    let more = false;
+    for (const path of ctx.root.inventory.files("")) {
+      state.text(path).text("\n");
+      if (!path.includes(query)) continue;
+      if (after !== undefined && compareBytewise(path, after) <= 0) continue;
+      if (candidates.length < cap) candidates.push({ path });
+      else more = true;
+    }
+    const digest = state.hex();
+    if (claims) assertState(claims, digest);
+
+    return fitPage(ctx, candidates, (n) => {
+      const items = candidates.slice(0, n);
+      const done = n === candidates.length && !more;
+      return {
+        items,
+        next_cursor: done ? null : ctx.cursors.issue(NAME, args, digest, items.at(-1)?.path ?? after ?? ""),
+        content_hash: items.reduce((d, i) => d.text(`${i.path}\n`), new Digest()).contentHash(),
+      };
+    });
+  },
+};

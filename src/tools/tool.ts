@@ -1,0 +1,61 @@
+/**
+ * What every tool module exports, and the argument schemas the read tools
+ * share.
+ *
+ * @module
+ */
+import * as z from "zod";
+import type { CursorCodec } from "../cursor.ts";
+import type { Envelope } from "../page.ts";
+import type { Root } from "../root.ts";
+
+/** What a tool handler gets besides its arguments. */
+export interface ToolContext extends Envelope {
+  /** The opened root. */
+  readonly root: Root;
+  /** This process's cursor codec. */
+  readonly cursors: CursorCodec;
+  /** Aborted when the client cancels the call. */
+  readonly signal: AbortSignal;
+}
+
+/** MCP tool annotations. */
+export interface Annotations {
+  readonly readOnlyHint: boolean;
+  readonly destructiveHint: boolean;
+  readonly idempotentHint: boolean;
+  readonly openWorldHint: boolean;
+}
+
+/** A tool: its MCP metadata, schemas, and handler. */
+export interface Tool<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly inputSchema: I;
+  readonly outputSchema: O;
+  readonly annotations: Annotations;
+  run(args: z.infer<I>, ctx: ToolContext): z.infer<O> | Promise<z.infer<O>>;
+}
+
+/** Annotations of the four read tools. */
+export const READ_ONLY: Annotations = Object.freeze({
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+});
+
+/** `cursor` and `limit`, shared by every read tool. */
+export const pagingArgs = {
+  cursor: z.string().optional().describe("The next_cursor of the previous page; omit to start."),
+  limit: z.number().int().positive().optional().describe("Most items on this page."),
+};
+
+/** A `query`: non-empty, one line. Its byte cap is a limit, checked by `checkQuery`. */
+export const queryArg = z.string().min(1).describe("Literal text to look for (one line, case-sensitive).");
+
+/** The page item cap for a call. */
+export function pageCap(ctx: ToolContext, limit: number | undefined): number {
+  return Math.min(limit ?? ctx.root.limits.maxPageItems, ctx.root.limits.maxPageItems);
+}

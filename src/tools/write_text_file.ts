@@ -1,0 +1,90 @@
+/**
+ * `write_text_file`: replaces (or creates) one file directly in the root,
+ * atomically. The bytes go to a temporary file created exclusively in the
+ * root, are flushed, and are renamed over the target, so no reader, crash or
+ * hard link ever sees a half-written file. The result's `content_hash` is
+ * the digest of the bytes written: a following single-page read matches it.
+ *
+ * @module
+ */
+import * as z from "zod";
+import { randomBytes } from "node:crypto";
+import { utf8 } from "../bytes.ts";
+import { ToolError } from "../errors.ts";
+import { Digest } from "../hashing.ts";
+import { type FileHandle, FsError } from "../ports/fs_port.ts";
+import { tempName } from "../temp_names.ts";
+import type { Tool } from "./tool.ts";
+
+/** What a write target must look like: one lowercase basename. */
+export const WRITE_NAME = /^[a-z0-9._-]{1,255}$/;
+
+/** The exact refusal when no include pattern reaches the root level. */
+export const NO_ROOT_LEVEL_INCLUDE = "no --include pattern of this root matches a file in the root itself";
+
+const inputSchema = z.strictObject({
+  path: z.string().describe("A lowercase file name ([a-z0-9._-]) directly in the root; no directories."),
+  content: z.string().describe("The complete new content, as UTF-8 text."),
+});
+
+const outputSchema = z.object({
+  path: z.string(),
+  bytes: z.number().int().nonnegative().describe("Bytes written."),
+  content_hash: z.string().describe("sha256:<hex> of the bytes written."),
+});
+
+/** The `write_text_file` tool. */
+export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
+  name: "write_text_file",
+  title: "Write a text file",
+  description: "Create or replace a UTF-8 text file directly in the root, atomically. `path` is one " +
+    "lowercase file name ([a-z0-9._-]), never a directory. The whole content is replaced. The result " +
+    "gives the byte count and the content_hash a following read_text_file will report.",
+  inputSchema,
+  outputSchema,
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  run({ path, content }, { root }) {
+    if (!root.selector.reachesRootLevel) throw new ToolError(NO_ROOT_LEVEL_INCLUDE);
+    if (!WRITE_NAME.test(path) || path === "." || path === "..") {
+      throw new ToolError("path must be one lowercase file name of [a-z0-9._-], with no directory");
+    }
+    if (!root.selector.isServed(path)) {
+      throw new ToolError(
+        `${path} is not selected by this root's --include/--exclude, so it cannot be written`,
+      );
+    }
+    const bytes = utf8(content);
+    if (bytes.length > root.limits.maxWriteBytes) {
+      throw new ToolError(`content is ${bytes.length} bytes; the limit is ${root.limits.maxWriteBytes}`);
+    }
+    const target = root.inventory.abs(path);
+    const existing = root.fs.lstat(target);
+    if (existing?.kind === "symlink") {
+      throw new ToolError(`${path} is a symbolic link; links are never written through`);
+    }
+    if (existing && existing.kind !== "file") throw new ToolError(`${path} exists and is not a regular file`);
+
+    const temp = root.inventory.abs(tempName(randomBytes(8).toString("hex")));
+    let file: FileHandle | undefined;
+    try {
+      file = root.fs.createExclusive(temp, existing?.mode);
+      file.writeAll(bytes);
+      file.sync();
+      file.close();
+      root.fs.rename(temp, target);
+    } catch (error) {
+      file?.close();
+      try {
+        root.fs.remove(temp);
+      } catch { /* it was never created, or is already gone */ }
+      const why = error instanceof FsError ? error.code.replace("_", " ") : "error";
+      throw new ToolError(`${path} was not written (${why}); nothing changed`);
+    }
+    return { path, bytes: bytes.length, content_hash: new Digest().bytes(bytes).contentHash() };
+  },
+};

@@ -1,0 +1,88 @@
+/**
+ * The protocol gate. The SDK's stdio entry checks the protocol version of
+ * the opening message only; this transport wrapper checks every request, so
+ * a request that claims another revision is refused even after a served
+ * modern one, and `initialize` is refused whenever it comes. A refused
+ * request never reaches the server; the connection stays usable.
+ *
+ * @module
+ */
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type JSONRPCMessage,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolErrorCode,
+  type Transport,
+  type TransportSendOptions,
+} from "@modelcontextprotocol/server";
+import { PROTOCOL_VERSION } from "./version.ts";
+
+type Refusal = { code: number; message: string; data?: unknown };
+
+/** Why a request must not reach the server, or `null` when it may. */
+export function refusalFor(message: JSONRPCMessage): Refusal | null {
+  if (!("method" in message) || !("id" in message)) return null; // notifications and responses pass
+  const params = (message.params ?? {}) as Record<string, unknown>;
+  const unsupported = (requested: unknown): Refusal => ({
+    code: ProtocolErrorCode.UnsupportedProtocolVersion,
+    message: `Unsupported protocol version: this server speaks only ${PROTOCOL_VERSION}`,
+    data: { supported: [PROTOCOL_VERSION], requested: typeof requested === "string" ? requested : "" },
+  });
+  if (message.method === "initialize") return unsupported(params.protocolVersion);
+  const meta = params._meta as Record<string, unknown> | undefined;
+  const version = meta?.[PROTOCOL_VERSION_META_KEY];
+  if (typeof version !== "string") {
+    return {
+      code: ProtocolErrorCode.InvalidParams,
+      message: `Missing params._meta["${PROTOCOL_VERSION_META_KEY}"]`,
+    };
+  }
+  if (version !== PROTOCOL_VERSION) return unsupported(version);
+  const capabilities = meta?.[CLIENT_CAPABILITIES_META_KEY];
+  if (capabilities === null || typeof capabilities !== "object" || Array.isArray(capabilities)) {
+    return {
+      code: ProtocolErrorCode.InvalidParams,
+      message: `Missing params._meta["${CLIENT_CAPABILITIES_META_KEY}"]`,
+    };
+  }
+  return null;
+}
+
+/** Wraps a transport so that every inbound request passes the protocol gate first. */
+export class VersionGate implements Transport {
+  /** Set by the server side. */
+  onclose?: () => void;
+  /** Set by the server side. */
+  onerror?: (error: Error) => void;
+  /** Set by the server side. */
+  onmessage?: Transport["onmessage"];
+  readonly #inner: Transport;
+
+  /** @param inner The transport to guard. */
+  constructor(inner: Transport) {
+    this.#inner = inner;
+  }
+
+  /** Starts the inner transport, routing its messages through the gate. */
+  start(): Promise<void> {
+    this.#inner.onclose = () => this.onclose?.();
+    this.#inner.onerror = (error) => this.onerror?.(error);
+    this.#inner.onmessage = (message, extra) => {
+      const refusal = refusalFor(message);
+      if (refusal === null) return this.onmessage?.(message, extra);
+      const id = (message as { id: string | number }).id;
+      this.#inner.send({ jsonrpc: "2.0", id, error: refusal }).catch((error) => this.onerror?.(error));
+    };
+    return this.#inner.start();
+  }
+
+  /** Sends through the inner transport. */
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    return this.#inner.send(message, options);
+  }
+
+  /** Closes the inner transport. */
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
+}

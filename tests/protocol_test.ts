@@ -1,0 +1,154 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { makeRoot, META, REPO, RUNTIME, serverCommand, startServer, withServer } from "./_harness.ts";
+import { assertValid } from "./_schema.ts";
+import { TOOLS } from "../src/server.ts";
+import { VERSION } from "../src/version.ts";
+
+const TOOL_NAMES = ["list_directory", "search_files", "search_text", "read_text_file", "write_text_file"];
+const LEGACY = { ...META, "io.modelcontextprotocol/protocolVersion": "2025-11-25" };
+
+test(`${RUNTIME}: server/discover advertises only tools, one version, and serverInfo`, async () => {
+  await withServer({ "a.txt": "a" }, ["--include", "**"], async (server) => {
+    const response = await server.request("server/discover");
+    assertValid("DiscoverResultResponse", response);
+    const result = response.result;
+    assert.deepEqual(result.supportedVersions, ["2026-07-28"]);
+    assert.deepEqual(result.capabilities, { tools: {} });
+    assert.deepEqual(result._meta["io.modelcontextprotocol/serverInfo"], {
+      name: "ptc-fs-mcp",
+      version: VERSION,
+    });
+    assert.equal(result.resultType, "complete");
+    assert.equal(typeof result.instructions, "string");
+    assert.equal(typeof result.ttlMs, "number");
+    assert.ok(["public", "private"].includes(result.cacheScope));
+  });
+});
+
+test(`${RUNTIME}: initialize is refused with -32022 and a modern request is still served`, async () => {
+  await withServer({}, ["--include", "**"], async (server) => {
+    const refused = await server.send({
+      jsonrpc: "2.0",
+      id: "init",
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "old", version: "1" } },
+    });
+    assertValid("JSONRPCErrorResponse", refused);
+    assert.equal(refused.error.code, -32022);
+    assert.deepEqual(refused.error.data.supported, ["2026-07-28"]);
+    assert.equal(refused.error.data.requested, "2025-11-25");
+    const served = await server.request("server/discover");
+    assertValid("DiscoverResultResponse", served);
+  });
+});
+
+test(`${RUNTIME}: every request's version is checked, also after a served modern request`, async () => {
+  await withServer({}, ["--include", "**"], async (server) => {
+    const first = await server.request("tools/list", {}, LEGACY);
+    assert.equal(first.error.code, -32022);
+    assertValid("ListToolsResultResponse", await server.request("tools/list"));
+    const after = await server.request("tools/list", {}, LEGACY);
+    assertValid("JSONRPCErrorResponse", after);
+    assert.equal(after.error.code, -32022);
+    assert.deepEqual(after.error.data, { supported: ["2026-07-28"], requested: "2025-11-25" });
+    const call = await server.request("tools/call", { name: "list_directory", arguments: {} }, LEGACY);
+    assert.equal(call.error.code, -32022);
+  });
+});
+
+test(`${RUNTIME}: a request without a protocol version gets -32602`, async () => {
+  await withServer({}, ["--include", "**"], async (server) => {
+    const { "io.modelcontextprotocol/protocolVersion": _, ...noVersion } = META;
+    const opening = await server.request("tools/list", {}, noVersion);
+    assertValid("JSONRPCErrorResponse", opening);
+    assert.equal(opening.error.code, -32602);
+    await server.request("server/discover");
+    const later = await server.send({ jsonrpc: "2.0", id: 99, method: "tools/list", params: {} });
+    assert.equal(later.error.code, -32602);
+  });
+});
+
+test(`${RUNTIME}: tools/list gives the five tools in a fixed order, identically twice`, async () => {
+  await withServer({}, ["--include", "**"], async (server) => {
+    const one = await server.request("tools/list");
+    const two = await server.request("tools/list");
+    assertValid("ListToolsResultResponse", one);
+    assert.deepEqual(one.result.tools.map((t: { name: string }) => t.name), TOOL_NAMES);
+    assert.deepEqual(one.result.tools, two.result.tools);
+    assert.deepEqual(TOOLS.map((t) => t.name), TOOL_NAMES);
+    for (const tool of one.result.tools) {
+      assert.ok(tool.title && tool.description && tool.inputSchema && tool.outputSchema, tool.name);
+      const write = tool.name === "write_text_file";
+      assert.equal(tool.annotations.readOnlyHint, !write);
+      assert.equal(tool.annotations.destructiveHint, write);
+      assert.equal(tool.annotations.idempotentHint, true);
+      assert.equal(tool.annotations.openWorldHint, false);
+    }
+  });
+});
+
+test(`${RUNTIME}: an unknown tool is JSON-RPC -32602; bad arguments are an isError result`, async () => {
+  await withServer({}, ["--include", "**"], async (server) => {
+    const unknown = await server.call("no_such_tool", {});
+    assertValid("JSONRPCErrorResponse", unknown);
+    assert.equal(unknown.error.code, -32602);
+    const bad = await server.call("read_text_file", { path: 42 });
+    assertValid("CallToolResultResponse", bad);
+    assert.equal(bad.result.isError, true);
+    assert.equal(bad.result.content[0].text.includes("\n"), false);
+  });
+});
+
+test(`${RUNTIME}: stdout carries only JSON-RPC lines, and closing stdin exits 0`, async () => {
+  const server = startServer(makeDir(), ["--include", "**"]);
+  await server.request("server/discover");
+  await server.call("list_directory", {});
+  server.writeLine("this is not json");
+  await server.request("tools/list");
+  assert.equal(await server.close(), 0);
+  for (const line of server.lines) {
+    const message = JSON.parse(line);
+    assert.equal(message.jsonrpc, "2.0");
+  }
+});
+
+test(`${RUNTIME}: a bad flag exits 64 with one stderr line; --help and --version exit 0`, () => {
+  const { cmd, args } = serverCommand(makeDir(), ["--bogus"]);
+  const bad = spawnSync(cmd, args, { encoding: "utf8", input: "" });
+  assert.equal(bad.status, 64);
+  assert.equal(bad.stderr.trim().split("\n").length, 1);
+  assert.equal(bad.stdout, "");
+  const missing = spawnSync(cmd, serverCommand(makeDir(), ["--root", "/nonexistent/ptc-fs-mcp"]).args, {
+    encoding: "utf8",
+  });
+  assert.equal(missing.status, 64);
+  assert.equal(missing.stderr.includes("/nonexistent"), false);
+  const version = spawnSync(cmd, serverCommand(makeDir(), ["--version"]).args, { encoding: "utf8" });
+  assert.equal(version.status, 0);
+  assert.equal(version.stdout.trim(), `ptc-fs-mcp ${VERSION}`);
+  const help = spawnSync(cmd, serverCommand(makeDir(), ["--help"]).args, { encoding: "utf8" });
+  assert.equal(help.status, 0);
+  assert.match(help.stdout, /--include/);
+});
+
+test(`${RUNTIME}: a root no include reaches warns on stderr and still starts`, async () => {
+  await withServer({ "lib/a.ts": "x" }, ["--include", "lib/**"], async (server) => {
+    assertValid("DiscoverResultResponse", await server.request("server/discover"));
+    assert.ok(server.stderr.startsWith(
+      "ptc-fs-mcp: no --include pattern matches a file in the root itself, so write_text_file will refuse every call.",
+    ));
+  });
+});
+
+test("deno.json and src/version.ts agree on the version", () => {
+  const denoJson = JSON.parse(readFileSync(join(REPO, "deno.json"), "utf8"));
+  assert.equal(denoJson.version, VERSION);
+});
+
+function makeDir(): string {
+  return makeRoot().path;
+}

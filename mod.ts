@@ -18,7 +18,7 @@
  * @module
  */
 export { openRoot, type Root, type RootOptions } from "./src/root.ts";
-export { createServer, type ServerIdentity, TOOLS } from "./src/server.ts";
+export { createServer, type McpServer, type ServerIdentity } from "./src/server.ts";
 export { ConfigError, INVALID_CURSOR_MESSAGE, STALE_CURSOR_MESSAGE, ToolError } from "./src/errors.ts";
 export { DEFAULT_LIMITS, type Limits } from "./src/limits.ts";
 export { normalizeRelative } from "./src/paths.ts";
@@ -26,6 +26,11 @@ export { compileGlob } from "./src/glob.ts";
 export { createSelector, type Selector } from "./src/selector.ts";
 export { NO_ROOT_LEVEL_INCLUDE } from "./src/tools/write_text_file.ts";
 export { PROTOCOL_VERSION, SERVER_NAME, VERSION } from "./src/version.ts";
-export { VersionGate } from "./src/version_gate.ts";
+export {
+  type JSONRPCMessage,
+  type Transport,
+  type TransportSendOptions,
+  VersionGate,
+} from "./src/version_gate.ts";
 export type { DirEntry, EntryKind, FileHandle, FileInfo, FsErrorCode, FsPort } from "./src/ports/fs_port.ts";
 export { FsError } from "./src/ports/fs_port.ts";

@@ -37,6 +37,8 @@ export function checkParents(root: Root, rel: string): void {
   let dir = "";
   for (const part of parts.slice(0, -1)) {
     dir = dir === "" ? part : `${dir}/${part}`;
+    // Decided from the name first: a pruned (excluded, unreachable) directory is never statted.
+    if (!root.selector.mayContain(dir)) throw notFound(rel);
     const info = root.fs.lstat(root.inventory.abs(dir));
     if (info === null) throw notFound(rel);
     if (info.kind === "symlink") {
@@ -64,19 +66,47 @@ export function openServedFile(root: Root, rel: string): OpenFile {
   if (!root.selector.isServed(rel) || isTempName(name) || depth > root.limits.maxDepth) {
     throw notFound(rel);
   }
-  checkParents(root, rel);
-  let handle: FileHandle;
-  try {
-    handle = root.fs.openRead(root.inventory.abs(rel));
-  } catch (error) {
-    throw openError(error, rel);
-  }
-  try {
-    return { handle, info: handle.stat() };
-  } catch (error) {
+  for (let attempt = 1;; attempt++) {
+    checkParents(root, rel);
+    let handle: FileHandle;
+    try {
+      handle = root.fs.openRead(root.inventory.abs(rel));
+    } catch (error) {
+      // Replaced between the check and the open (an atomic write renamed over it): look again.
+      if (error instanceof FsError && error.code === "changed" && attempt < OPEN_ATTEMPTS) continue;
+      if (error instanceof FsError && error.code === "not_regular" && isUnservedDir(root, rel)) {
+        throw notFound(rel); // a directory that serves nothing must not be revealed
+      }
+      throw openError(error, rel);
+    }
+    try {
+      const info = handle.stat();
+      // The no-follow open guards only the last component. A parent directory swapped for a
+      // link during the open led it outside the root: so after the open, the parents must
+      // still be real directories and the path must still name the opened file.
+      checkParents(root, rel);
+      const now = root.fs.lstat(root.inventory.abs(rel));
+      if (now !== null && now.ino === info.ino && now.dev === info.dev) return { handle, info };
+    } catch (error) {
+      handle.close();
+      if (error instanceof ToolError) throw error;
+      throw openError(error, rel);
+    }
     handle.close();
-    throw openError(error, rel);
+    if (attempt >= OPEN_ATTEMPTS) throw openError(new FsError("changed"), rel);
   }
+}
+
+/**
+ * How often an open is tried when the path names another file by the time
+ * it is opened or verified (an atomic write renamed over it). Without the
+ * retry, a search that met a file being rewritten skipped it as if gone.
+ */
+const OPEN_ATTEMPTS = 3;
+
+/** Whether `rel` is a directory with nothing served below it (excluded, unreachable or empty). */
+function isUnservedDir(root: Root, rel: string): boolean {
+  return root.fs.lstat(root.inventory.abs(rel))?.kind === "directory" && !root.inventory.hasServed(rel);
 }
 
 function openError(error: unknown, rel: string): ToolError {

@@ -3,7 +3,11 @@
  * glob or limit. The message is one short line fit for stderr.
  */
 export class ConfigError extends Error {
-  /** @param message One short line, without a host path. */
+  /**
+   * Makes a configuration error.
+   *
+   * @param message One short line, without a host path.
+   */
   constructor(message: string) {
     super(message);
     this.name = "ConfigError";
@@ -15,7 +19,11 @@ export class ConfigError extends Error {
  * it is one short actionable line with no stack, errno or host path.
  */
 export class ToolError extends Error {
-  /** @param message One short line, without a host path. */
+  /**
+   * Makes a tool failure.
+   *
+   * @param message One short line, without a host path.
+   */
   constructor(message: string) {
     super(message);
     this.name = "ToolError";

@@ -8,8 +8,9 @@
  * (inode, size, mtime, ctime). Every call revalidates each directory it
  * visits with one no-follow lstat, so results are live while an unchanged
  * tree is not re-read. A listing read within `RACY_MARGIN_MS` of the
- * directory's ctime is not trusted (a change in the same timestamp tick
- * would be invisible), and is read again next time.
+ * directory's last change (the later of ctime and mtime) is not trusted (a
+ * change in the same timestamp tick would be invisible), and is read again
+ * next time.
  *
  * @module
  */
@@ -21,6 +22,9 @@ import { isTempName } from "./temp_names.ts";
 
 /** Listings younger than this (relative to the directory's ctime) are re-read. */
 export const RACY_MARGIN_MS = 50;
+
+/** How often a directory is read when it keeps changing during the read. */
+const SETTLED_READ_ATTEMPTS = 3;
 
 /** The most names the cache holds before it starts over. */
 export const MAX_CACHED_NAMES = 2_000_000;
@@ -87,10 +91,29 @@ export class Inventory {
     const identity = identityOf(info);
     const cached = this.#cache.get(dir);
     if (cached && cached.trusted && cached.identity === identity) return cached.listing;
-    const listing = this.#read(dir, depth);
-    const trusted = Number(info.ctimeNs / 1_000_000n) + RACY_MARGIN_MS < now;
+    const listing = this.#readSettled(dir, depth, info);
+    if (listing === null) return null;
+    // The later of ctime and mtime: Deno reports ctime in whole seconds, mtime in milliseconds.
+    const changedNs = info.ctimeNs > info.mtimeNs ? info.ctimeNs : info.mtimeNs;
+    const trusted = Number(changedNs / 1_000_000n) + RACY_MARGIN_MS < now;
     this.#remember(dir, { identity, trusted, listing });
     return listing;
+  }
+
+  /**
+   * Reads a directory and checks that it is still the same directory after
+   * the read: a directory swapped for a link while it was read listed the
+   * link's target. A swap and back restores the inode but not the ctime, so
+   * an unsettled read (any change of identity) is read again, a few times.
+   */
+  #readSettled(dir: string, depth: number, before: FileInfo): Listing | null {
+    for (let attempt = 1;; attempt++) {
+      const listing = this.#read(dir, depth);
+      const after = this.#fs.lstat(this.abs(dir));
+      if (after === null || after.ino !== before.ino || after.dev !== before.dev) return null;
+      if (identityOf(after) === identityOf(before) || attempt >= SETTLED_READ_ATTEMPTS) return listing;
+      before = after;
+    }
   }
 
   #read(dir: string, depth: number): Listing {

@@ -60,7 +60,7 @@ export function resolveLimits(partial: Partial<Limits> = {}): Limits {
   const limits: Record<string, number> = { ...DEFAULT_LIMITS };
   for (const [key, value] of Object.entries(partial)) {
     if (value === undefined) continue;
-    if (!(key in DEFAULT_LIMITS)) throw new ConfigError(`unknown limit "${key}"`);
+    if (!Object.hasOwn(DEFAULT_LIMITS, key)) throw new ConfigError(`unknown limit "${key}"`);
     const min = MINIMUMS[key as keyof Limits];
     if (!Number.isSafeInteger(value) || value < min) {
       throw new ConfigError(`limit "${key}" must be an integer of at least ${min}`);

@@ -68,9 +68,6 @@ export function itemCost(item: unknown): number {
   return utf8Length(json) + utf8Length(JSON.stringify(json)) - 2 + 2;
 }
 
-/** Room reserved for the cursor while estimating. */
-const CURSOR_RESERVE = 1_024;
-
 /**
  * Returns the longest prefix page of `items` that fits the ceiling.
  * `build(n)` makes the page of the first `n` items, with its cursor.
@@ -78,18 +75,29 @@ const CURSOR_RESERVE = 1_024;
  * @throws {ToolError} when not even one item fits.
  */
 export function fitPage<T>(envelope: Envelope, items: readonly T[], build: (n: number) => Page<T>): Page<T> {
-  const base = encodedSize(envelope, build(0)) + CURSOR_RESERVE;
+  const fits = (page: Page<T>) => encodedSize(envelope, page) <= envelope.maxBytes;
+  // Estimate from the empty page (its cursor stands in for the real one), then correct exactly.
   let n = 0;
-  let size = base;
+  let size = encodedSize(envelope, build(0));
   while (n < items.length) {
     size += itemCost(items[n]);
     if (size > envelope.maxBytes) break;
     n++;
   }
   n = Math.max(n, Math.min(1, items.length));
-  for (; n > 0; n--) {
-    const page = build(n);
-    if (encodedSize(envelope, page) <= envelope.maxBytes) return page;
+  let page = build(n);
+  if (fits(page)) {
+    while (n < items.length) {
+      const longer = build(n + 1);
+      if (!fits(longer)) break;
+      page = longer;
+      n++;
+    }
+    return page;
+  }
+  for (n--; n > 0; n--) {
+    page = build(n);
+    if (fits(page)) return page;
   }
   if (items.length > 0) {
     throw new ToolError("one item is larger than the result ceiling (--max-result-bytes); raise it");

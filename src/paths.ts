@@ -10,6 +10,8 @@ import { DEFAULT_LIMITS } from "./limits.ts";
 /** Longest single path segment, in UTF-8 bytes (the usual `NAME_MAX`). */
 export const MAX_SEGMENT_BYTES = 255;
 
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
 /**
  * Validates a relative path argument. The empty string names the root.
  *
@@ -36,6 +38,7 @@ export function normalizeRelative(
   if (path === "") return "";
   if (utf8Length(path) > maxBytes) return null;
   if (path.includes("\0") || path.includes("\\")) return null;
+  if (LONE_SURROGATE.test(path)) return null; // not encodable: the runtime would name another file
   if (path.startsWith("/") || /^[A-Za-z]:/.test(path)) return null;
   for (const segment of path.split("/")) {
     if (segment === "" || segment === "." || segment === "..") return null;

@@ -39,7 +39,12 @@ export interface Root {
   readonly limits: Limits;
   /** The filesystem port. */
   readonly fs: FsPort;
-  /** The served-file inventory, revalidated on every call. */
+  /**
+   * The served-file inventory, revalidated on every call. Internal to the
+   * tools; not part of the library API.
+   *
+   * @ignore
+   */
   readonly inventory: Inventory;
 }
 

@@ -6,8 +6,10 @@
  *
  * @module
  */
-import { McpServer } from "@modelcontextprotocol/server";
+import { McpServer as SdkMcpServer } from "@modelcontextprotocol/server";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { CursorCodec } from "./cursor.ts";
+import { VersionGate } from "./version_gate.ts";
 import { ToolError } from "./errors.ts";
 import { toolResult } from "./page.ts";
 import type { Root } from "./root.ts";
@@ -21,6 +23,9 @@ import { writeTextFile } from "./tools/write_text_file.ts";
 
 /** The five tools, in the order `tools/list` gives them. */
 export const TOOLS: readonly Tool[] = [listDirectory, searchFiles, searchText, readTextFile, writeTextFile];
+
+/** The SDK's `McpServer`, as `createServer` returns it: call `connect(transport)` on it. */
+export type McpServer = SdkMcpServer;
 
 /** The name and version a server reports in `serverInfo`. */
 export interface ServerIdentity {
@@ -48,14 +53,14 @@ const CACHE_HINT = { ttlMs: 3_600_000, cacheScope: "private" } as const;
  *
  * @param root The root from `openRoot`.
  * @param identity The `serverInfo` to report; defaults to this package's.
- * @returns A server ready for `connect(transport)`.
+ * @returns A server ready for `connect(transport)`: it then speaks 2026-07-28 only.
  */
 export function createServer(
   root: Root,
   identity: ServerIdentity = { name: SERVER_NAME, version: VERSION },
 ): McpServer {
   const serverInfo = { name: identity.name, version: identity.version };
-  const server = new McpServer(serverInfo, {
+  const server = new SdkMcpServer(serverInfo, {
     capabilities: { tools: {} },
     instructions: INSTRUCTIONS,
     cacheHints: { "server/discover": CACHE_HINT, "tools/list": CACHE_HINT },
@@ -86,6 +91,37 @@ export function createServer(
   }
   // The SDK advertises `tools.listChanged: true` by default; this list never changes.
   delete server.server.getCapabilities().tools?.listChanged;
+  return servedModernOnly(server);
+}
+
+/**
+ * Makes `connect(transport)` serve this instance the way the binary does, on
+ * any transport. A bare SDK `connect` leaves the protocol era open: it has
+ * no `server/discover`, and a 2025-era client would be served through
+ * `initialize`. So `connect` hands the transport to the SDK's serving entry
+ * (`serveStdio` accepts any transport) with `legacy: "reject"`, which binds
+ * the instance to 2026-07-28, behind the `VersionGate` that checks every
+ * request. The entry then attaches its own channel through the original
+ * `connect`. `close` tears the whole connection down.
+ */
+function servedModernOnly(server: McpServer): McpServer {
+  const attach = server.connect.bind(server);
+  const detach = server.close.bind(server);
+  let connection: { close(): Promise<void> } | undefined;
+  server.connect = (transport) => {
+    if (connection) return attach(transport); // the serving entry's own channel
+    connection = serveStdio(() => server, {
+      legacy: "reject",
+      transport: new VersionGate(transport),
+      onerror: () => {}, // malformed input is answered on the wire; nothing to report
+    });
+    return Promise.resolve();
+  };
+  server.close = () => {
+    const current = connection;
+    connection = undefined;
+    return current ? current.close() : detach(); // the entry's close calls back here to detach
+  };
   return server;
 }
 

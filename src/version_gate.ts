@@ -9,13 +9,20 @@
  */
 import {
   CLIENT_CAPABILITIES_META_KEY,
-  type JSONRPCMessage,
+  type JSONRPCMessage as SdkJSONRPCMessage,
   PROTOCOL_VERSION_META_KEY,
   ProtocolErrorCode,
-  type Transport,
-  type TransportSendOptions,
+  type Transport as SdkTransport,
+  type TransportSendOptions as SdkTransportSendOptions,
 } from "@modelcontextprotocol/server";
 import { PROTOCOL_VERSION } from "./version.ts";
+
+/** The SDK's `Transport` interface, which `VersionGate` wraps and implements. */
+export type Transport = SdkTransport;
+/** A JSON-RPC message, as the SDK's transports carry it. */
+export type JSONRPCMessage = SdkJSONRPCMessage;
+/** The options of the SDK's `Transport.send`. */
+export type TransportSendOptions = SdkTransportSendOptions;
 
 type Refusal = { code: number; message: string; data?: unknown };
 
@@ -58,7 +65,11 @@ export class VersionGate implements Transport {
   onmessage?: Transport["onmessage"];
   readonly #inner: Transport;
 
-  /** @param inner The transport to guard. */
+  /**
+   * Wraps a transport; pass the gate, not `inner`, to the server.
+   *
+   * @param inner The transport to guard.
+   */
   constructor(inner: Transport) {
     this.#inner = inner;
   }

@@ -94,8 +94,14 @@ export class Server {
   #waiting = new Map<string, (r: Response) => void>();
   #exited: Promise<number | null>;
 
-  constructor(root: string, args: readonly string[]) {
-    const { cmd, args: argv } = serverCommand(root, args);
+  /**
+   * @param root The root the server may read and write.
+   * @param args The server's arguments.
+   * @param prefix A command to run the server under (e.g. `strace ... --`); none by default.
+   */
+  constructor(root: string, args: readonly string[], prefix: readonly string[] = []) {
+    const command = serverCommand(root, args);
+    const [cmd, ...argv] = [...prefix, command.cmd, ...command.args];
     this.child = spawn(cmd, argv, { stdio: ["pipe", "pipe", "pipe"] });
     this.child.stdout!.setEncoding("utf8");
     this.child.stdout!.on("data", (chunk: string) => this.#onData(chunk));
@@ -178,6 +184,15 @@ export class Server {
 /** Starts a server on a root. */
 export function startServer(root: string, args: readonly string[] = ["--include", "**"]): Server {
   return new Server(root, ["--root", root, ...args]);
+}
+
+/** Starts a server on a root under a wrapping command, e.g. `["strace", "-o", file, "--"]`. */
+export function startServerUnder(
+  prefix: readonly string[],
+  root: string,
+  args: readonly string[] = ["--include", "**"],
+): Server {
+  return new Server(root, ["--root", root, ...args], prefix);
 }
 
 /** Runs `fn` with a fresh root and a server on it, cleaning up both. */

@@ -1,6 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeRoot, META, REPO, RUNTIME, serverCommand, startServer, withServer } from "./_harness.ts";
@@ -152,3 +154,29 @@ test("deno.json and src/version.ts agree on the version", () => {
 function makeDir(): string {
   return makeRoot().path;
 }
+
+test(`${RUNTIME}: the official v2 client talks to the real server over its stdio transport`, async () => {
+  const root = makeRoot({ "docs/guide.md": "first\nthe needle line\n" });
+  const { cmd, args } = serverCommand(root.path, ["--root", root.path, "--include", "**"]);
+  const transport = new StdioClientTransport({ command: cmd, args, stderr: "pipe" });
+  const client = new Client({ name: "protocol-test", version: "1" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+  });
+  try {
+    await client.connect(transport);
+    assert.deepEqual(client.getServerVersion(), { name: "ptc-fs-mcp", version: VERSION });
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name), TOOL_NAMES);
+    const listed = await client.callTool({ name: "list_directory", arguments: {} });
+    assert.deepEqual((listed.structuredContent as { items: unknown[] }).items, [
+      { name: "docs", kind: "directory", path: "docs" },
+    ]);
+    const found = await client.callTool({ name: "search_text", arguments: { query: "needle" } });
+    assert.deepEqual((found.structuredContent as { items: unknown[] }).items, [
+      { path: "docs/guide.md", line: 2, text: "the needle line" },
+    ]);
+  } finally {
+    await client.close();
+    root.cleanup();
+  }
+});

@@ -7,14 +7,14 @@
  */
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { ConfigError } from "../errors.ts";
 import type { Limits } from "../limits.ts";
 import { openRoot } from "../root.ts";
 import { createServer } from "../server.ts";
 import type { FsPort } from "../ports/fs_port.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
-import { VersionGate } from "../version_gate.ts";
+import { limitLines, MAX_LINE_BYTES } from "./line_limit.ts";
 
 /** Exit status for a configuration error (`EX_USAGE`). */
 export const EXIT_USAGE = 64;
@@ -108,11 +108,10 @@ export function runCli(args: readonly string[], fs: FsPort): void {
     }
     const root = openRoot({ ...action.serve, fs });
     if (!root.selector.reachesRootLevel) process.stderr.write(`${READ_ONLY_WARNING}\n`);
-    serveStdio(() => createServer(root), {
-      legacy: "reject",
-      transport: new VersionGate(new StdioServerTransport()),
-      onerror: () => {}, // malformed input is answered on the wire; nothing to add on stderr
+    const stdio = new StdioServerTransport(limitLines(process.stdin), process.stdout, {
+      maxBufferSize: 2 * MAX_LINE_BYTES, // never reached: limitLines drops longer lines first
     });
+    createServer(root).connect(stdio);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`${SERVER_NAME}: ${error.message}\n`);

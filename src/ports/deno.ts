@@ -147,5 +147,9 @@ export const denoPort: FsPort = {
   },
 
   rename: (from, to) => attempt(() => Deno.renameSync(from, to)),
-  remove: (path) => attempt(() => Deno.removeSync(path)),
+  remove(path) {
+    // `Deno.removeSync` would also remove an empty directory; this port removes files only.
+    if (denoPort.lstat(path)?.kind === "directory") throw new FsError("not_regular");
+    attempt(() => Deno.removeSync(path));
+  },
 };

@@ -26,7 +26,7 @@ export interface FileInfo {
   readonly size: number;
   /** Modification time in nanoseconds (Deno reports milliseconds, scaled). */
   readonly mtimeNs: bigint;
-  /** Status-change time in nanoseconds (Deno reports milliseconds, scaled). */
+  /** Status-change time in nanoseconds (Deno 2.9 reports whole seconds, scaled). */
   readonly ctimeNs: bigint;
   /** Inode number. */
   readonly ino: bigint;
@@ -67,7 +67,11 @@ export type FsErrorCode =
 export class FsError extends Error {
   /** What went wrong, in the project's terms. */
   readonly code: FsErrorCode;
-  /** @param code What went wrong. */
+  /**
+   * Makes a filesystem error.
+   *
+   * @param code What went wrong.
+   */
   constructor(code: FsErrorCode) {
     super(code);
     this.name = "FsError";

@@ -13,6 +13,7 @@ import { compareBytewise } from "../bytes.ts";
 import { assertState } from "../cursor.ts";
 import { checkParents, checkPathArgument, notFound } from "../confine.ts";
 import { Digest } from "../hashing.ts";
+import { ToolError } from "../errors.ts";
 import { fitPage, pageSchema } from "../page.ts";
 import { joinRelative } from "../paths.ts";
 import { pageCap, pagingArgs, READ_ONLY, type Tool } from "./tool.ts";
@@ -46,7 +47,12 @@ export const listDirectory: Tool<typeof inputSchema, ReturnType<typeof pageSchem
     const dir = checkPathArgument(root, path, true);
     if (dir !== "") checkParents(root, dir);
     const listing = root.inventory.listing(dir);
-    if (listing === null) throw notFound(dir);
+    if (listing === null) {
+      const isFile = root.selector.isServed(dir) && root.fs.lstat(root.inventory.abs(dir))?.kind === "file";
+      throw isFile
+        ? new ToolError(`${dir} is a file, not a directory; read it with read_text_file`)
+        : notFound(dir);
+    }
     const all: Item[] = [];
     for (const entry of listing.entries) {
       const child = joinRelative(dir, entry.name);

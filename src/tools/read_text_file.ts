@@ -33,11 +33,19 @@ const inputSchema = z.strictObject({
 
 const NAME = "read_text_file";
 
+/** The refusal when a first page's file changed while it was read. */
+const CHANGED_WHILE_READ = "the file changed while it was read; read it again";
+
 /** Bytes read from disk at a time while checking that a whole file is UTF-8. */
 const VALIDATE_CHUNK = 1024 * 1024;
 
 function identity(info: FileInfo): string {
   return new Digest().text(`${info.size}:${info.mtimeNs}:${info.ctimeNs}:${info.ino}:${info.dev}`).hex();
+}
+
+/** What changes when the bytes behind an open descriptor change. */
+function contentIdentity(info: FileInfo): string {
+  return `${info.size}:${info.mtimeNs}:${info.ino}:${info.dev}`;
 }
 
 /** The `read_text_file` tool. */
@@ -70,7 +78,11 @@ export const readTextFile: Tool<typeof inputSchema, ReturnType<typeof pageSchema
       }
       const longestCursor = ctx.cursors.issue(NAME, args, state, info.size);
       const page = readPage(handle, info.size, offset, pageCap(ctx, limit), longestCursor, ctx);
-      if (identity(handle.stat()) !== state) throw new ToolError(STALE_CURSOR_MESSAGE);
+      if (contentIdentity(handle.stat()) !== contentIdentity(info)) {
+        // Written in place while this page was read. (A rename over the path only touches the
+        // old inode's ctime: the bytes read through this descriptor are still whole.)
+        throw new ToolError(claims ? STALE_CURSOR_MESSAGE : CHANGED_WHILE_READ);
+      }
       const next = page.end >= info.size ? null : ctx.cursors.issue(NAME, args, state, page.end);
       return { items: page.items, next_cursor: next, content_hash: page.hash };
     } finally {
@@ -152,7 +164,7 @@ function completeEnd(bytes: Uint8Array, n: number): number {
 
 function toItem(bytes: Uint8Array, start: number, end: number, offset: number): Item {
   const text = decodeStrict(bytes.subarray(start, end));
-  if (text === null) throw new ToolError("the file changed while it was read; read it again");
+  if (text === null) throw new ToolError(CHANGED_WHILE_READ);
   return { byte_offset: offset + start, text };
 }
 

@@ -14,14 +14,16 @@
  */
 import * as z from "zod";
 import { Buffer } from "node:buffer";
+import { setImmediate } from "node:timers";
 import { charBoundary, compareBytewise, decodeStrict } from "../bytes.ts";
 import { checkParents, checkPathArgument, notFound, openServedFile, readFully } from "../confine.ts";
 import { assertState } from "../cursor.ts";
-import { ToolError } from "../errors.ts";
+import { STALE_CURSOR_MESSAGE, ToolError } from "../errors.ts";
 import { Digest } from "../hashing.ts";
 import { fitPage, itemCost, type Page, pageSchema } from "../page.ts";
 import type { FileInfo } from "../ports/fs_port.ts";
 import type { Root } from "../root.ts";
+import { isTempName } from "../temp_names.ts";
 import { checkQuery } from "./query.ts";
 import { pageCap, pagingArgs, queryArg, READ_ONLY, type Tool, type ToolContext } from "./tool.ts";
 
@@ -31,8 +33,16 @@ export const MAX_LINE_TEXT_BYTES = 1_024;
 /** Largest window read from a file at once. */
 export const SCAN_WINDOW_BYTES = 8 * 1024 * 1024;
 
-/** Bytes scanned between two yields to the event loop (where a cancellation can arrive). */
-const YIELD_EVERY_BYTES = 16 * 1024 * 1024;
+/**
+ * Bytes scanned between two yields to the event loop (where a cancellation
+ * can arrive). A yield does not always let pending input in (the runtime may
+ * resume the scan before it reads stdin), so a long call needs many chances:
+ * with 16 MiB, a cancellation of a 32 MiB scan was missed about one time in three.
+ */
+const YIELD_EVERY_BYTES = 4 * 1024 * 1024;
+
+/** Files opened between two yields, however small they are. */
+const YIELD_EVERY_FILES = 1_000;
 
 const NEWLINE = 0x0a;
 const CR = 0x0d;
@@ -109,7 +119,12 @@ export const searchText: Tool<typeof inputSchema, ReturnType<typeof pageSchema<t
       const file = files[index];
       const from = file === start.f ? start : { f: file, o: 0, l: 1 };
       if (file !== start.f) seen.push([file, "pending"]);
-      const stop = await scan.file(from, (id) => setIdentity(seen, file, id));
+      const stop = await scan.file(from, (id) => {
+        // The file a cursor resumes in must be the very one its state was checked against: if it
+        // was replaced since, the offset points into another version.
+        if (claims && file === start.f && seen.at(-1)?.[1] !== id) throw new ToolError(STALE_CURSOR_MESSAGE);
+        setIdentity(seen, file, id);
+      });
       if (stop) {
         position = stop;
         break;
@@ -141,7 +156,11 @@ function setIdentity(seen: [string, string][], file: string, id: string): void {
 function scopeFiles(root: Root, scope: string): string[] {
   if (scope !== "") {
     checkParents(root, scope);
-    if (root.selector.isServed(scope) && root.fs.lstat(root.inventory.abs(scope))?.kind === "file") {
+    const name = scope.slice(scope.lastIndexOf("/") + 1);
+    if (
+      root.selector.isServed(scope) && !isTempName(name) &&
+      root.fs.lstat(root.inventory.abs(scope))?.kind === "file"
+    ) {
       return [scope];
     }
   }
@@ -159,7 +178,8 @@ class Scan {
   readonly #maxItems: number;
   #room: number;
   #scanned = 0;
-  #sinceYield = 0;
+  #yieldedAt = 0; // `#scanned` at the last yield
+  #filesSinceYield = 0;
   #window: Buffer;
 
   constructor(ctx: ToolContext, needle: Buffer, maxItems: number) {
@@ -174,8 +194,15 @@ class Scan {
   /** Scans one file from `from`; returns where to continue when this call must stop. */
   async file(from: Position, record: (identity: string) => void): Promise<Position | null> {
     const { root } = this.#ctx;
-    if (this.#scanned >= root.limits.searchScanBytes) return from;
-    await this.#checkpoint(0);
+    if (this.#scanned >= root.limits.searchScanBytes) {
+      // Stopping before this file: bind its identity as the next call will check it.
+      record(identity(root.fs.lstat(root.inventory.abs(from.f))));
+      return from;
+    }
+    // In this call's first file, stop for the budget only past `from`, so every call makes progress
+    // (a line longer than the budget is scanned whole).
+    const first = this.#scanned === 0;
+    await this.#checkpoint(true);
     let opened;
     try {
       opened = openServedFile(root, from.f);
@@ -206,8 +233,10 @@ class Scan {
         window.copyWithin(0, next, n);
         carry = n - next;
         base += next;
-        if (this.#scanned >= root.limits.searchScanBytes) return { f: from.f, o: base, l: line };
-        await this.#checkpoint(n);
+        if (this.#scanned >= root.limits.searchScanBytes && (base > from.o || !first)) {
+          return { f: from.f, o: base, l: line };
+        }
+        await this.#checkpoint(false);
       }
       return null;
     } finally {
@@ -261,12 +290,20 @@ class Scan {
     this.#window = bigger;
   }
 
-  /** Lets the event loop run (so a cancellation can arrive) and honours it. */
-  async #checkpoint(bytes: number): Promise<void> {
-    this.#sinceYield += bytes;
-    if (this.#sinceYield >= YIELD_EVERY_BYTES) {
-      this.#sinceYield = 0;
+  /**
+   * Lets the event loop run (so a cancellation can arrive) once enough bytes
+   * were scanned or files opened since the last time — counted across files,
+   * so a corpus of files smaller than a window yields too — and honours it.
+   */
+  async #checkpoint(newFile: boolean): Promise<void> {
+    if (newFile) this.#filesSinceYield++;
+    if (this.#scanned - this.#yieldedAt >= YIELD_EVERY_BYTES || this.#filesSinceYield >= YIELD_EVERY_FILES) {
+      this.#yieldedAt = this.#scanned;
+      this.#filesSinceYield = 0;
+      // A timer alone can resume the scan before stdin is polled again (and a cancellation
+      // read): the immediate after it runs only once the loop has polled for input.
       await new Promise((resolve) => setTimeout(resolve, 0));
+      await new Promise((resolve) => setImmediate(resolve));
     }
     if (this.#ctx.signal.aborted) throw new ToolError("cancelled");
   }

@@ -13,7 +13,7 @@ import { utf8 } from "../bytes.ts";
 import { ToolError } from "../errors.ts";
 import { Digest } from "../hashing.ts";
 import { type FileHandle, FsError } from "../ports/fs_port.ts";
-import { tempName } from "../temp_names.ts";
+import { isTempName, tempName } from "../temp_names.ts";
 import type { Tool } from "./tool.ts";
 
 /** What a write target must look like: one lowercase basename. */
@@ -53,7 +53,10 @@ export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
     if (!WRITE_NAME.test(path) || path === "." || path === "..") {
       throw new ToolError("path must be one lowercase file name of [a-z0-9._-], with no directory");
     }
-    if (!root.selector.isServed(path)) {
+    if (isTempName(path)) {
+      throw new ToolError(`${path} is reserved for the temporary files of writes, which are never served`);
+    }
+    if (!root.selector.isServed(path) || isTempName(path)) {
       throw new ToolError(
         `${path} is not selected by this root's --include/--exclude, so it cannot be written`,
       );

@@ -1,0 +1,310 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  compileGlob,
+  ConfigError,
+  createSelector,
+  DEFAULT_LIMITS,
+  normalizeRelative,
+  openRoot,
+} from "../mod.ts";
+
+const LONG_PATH = Array.from({ length: 21 }, () => "d".repeat(200)).join("/"); // 4,220 bytes
+
+const REJECTED: [string, string][] = [
+  ["absolute", "/etc/passwd"],
+  ["the root as an absolute path", "/"],
+  ["a double leading slash", "//server/share"],
+  ["a lone '.'", "."],
+  ["a lone '..'", ".."],
+  ["a leading './'", "./a.txt"],
+  ["a trailing '/.'", "a/."],
+  ["a '.' in the middle", "a/./b"],
+  ["a leading '..'", "../etc/passwd"],
+  ["a trailing '..'", "a/.."],
+  ["a '..' in the middle", "a/../b"],
+  ["an empty segment", "a//b"],
+  ["a trailing slash", "a/"],
+  ["a trailing slash after a directory", "a/b/"],
+  ["a NUL byte", "a\0b"],
+  ["a lone NUL byte", "\0"],
+  ["a backslash", "a\\b"],
+  ["a leading backslash", "\\a"],
+  ["a backslash-separated '..'", "..\\x"],
+  ["a drive prefix", "C:x"],
+  ["a lowercase drive with a backslash", "c:\\x"],
+  ["a drive with a slash", "C:/x"],
+  ["a bare drive", "z:"],
+  ["a path over maxPathBytes", LONG_PATH],
+  ["a path over maxPathBytes in bytes (not characters)", "é".repeat(DEFAULT_LIMITS.maxPathBytes / 2 + 1)],
+  ["a 256-byte segment", "x".repeat(256)],
+  ["a 256-byte segment of two-byte characters", `ok/${"é".repeat(128)}/a`],
+];
+
+const ACCEPTED: string[] = [
+  "a",
+  "a/b/c.txt",
+  "ünïcødé/文件.md",
+  "emoji/🙂.txt",
+  "a..b",
+  "..a",
+  "a..",
+  "...",
+  ".env",
+  ".hidden/.x",
+  "a b/c d.txt",
+  "ab:c",
+  "1:x",
+  "x".repeat(255),
+  `ok/${"é".repeat(127)}/a`,
+  Array.from({ length: 20 }, () => "d".repeat(200)).join("/"), // 4,019 bytes
+];
+
+test("normalizeRelative rejects every unsafe path form", () => {
+  for (const [why, path] of REJECTED) {
+    assert.equal(normalizeRelative(path), null, `${why}: ${JSON.stringify(path.slice(0, 40))}`);
+  }
+});
+
+test("normalizeRelative accepts ordinary relative paths unchanged, and '' names the root", () => {
+  for (const path of ACCEPTED) assert.equal(normalizeRelative(path), path, JSON.stringify(path));
+  assert.equal(normalizeRelative(""), "");
+});
+
+test("normalizeRelative measures its path limit in UTF-8 bytes", () => {
+  assert.equal(normalizeRelative("abc", 3), "abc");
+  assert.equal(normalizeRelative("abcd", 3), null);
+  assert.equal(normalizeRelative("é", 2), "é");
+  assert.equal(normalizeRelative("éa", 2), null);
+});
+
+/** [pattern, path, matches] */
+const GLOBS: [string, string, boolean][] = [
+  // A trailing `**` matches one or more segments.
+  ["lib/**", "lib/a.ts", true],
+  ["lib/**", "lib/deep/a.ts", true],
+  ["lib/**", "lib/.hidden", true],
+  ["lib/**", "lib", false],
+  ["lib/**", "libx/a.ts", false],
+  ["lib/**", "src/lib/a.ts", false],
+  // `*` stays inside one segment.
+  ["*.md", "a.md", true],
+  ["*.md", "README.md", true],
+  ["*.md", ".md", true],
+  ["*.md", "docs/a.md", false],
+  ["*.md", "a.mdx", false],
+  ["*.md", "a.md.txt", false],
+  ["*", "a/b", false],
+  ["*/*.ts", "a/b.ts", true],
+  ["*/*.ts", "b.ts", false],
+  ["*/*.ts", "a/c/b.ts", false],
+  ["a*b*c", "abc", true],
+  ["a*b*c", "aXXbYYc", true],
+  ["a*b*c", "a/b/c", false],
+  // A leading or middle `**` matches zero or more segments.
+  ["**/secrets/**", "secrets/a", true],
+  ["**/secrets/**", "x/secrets/a", true],
+  ["**/secrets/**", "x/y/secrets/z/w", true],
+  ["**/secrets/**", "secrets", false],
+  ["**/secrets/**", "x/secrets", false],
+  ["**/secrets/**", "mysecrets/a", false],
+  ["**/secrets/**", "secrets2/a", false],
+  ["**/a.md", "a.md", true],
+  ["**/a.md", "x/y/a.md", true],
+  ["**/a.md", "xa.md", false],
+  ["**/a.md", "x/ba.md", false],
+  ["a/**/b", "a/b", true],
+  ["a/**/b", "a/x/y/b", true],
+  ["a/**/b", "ab", false],
+  ["a/**/b", "a/b/c", false],
+  ["a/**/b", "a/xb", false],
+  ["**", "a", true],
+  ["**", "a/b/c", true],
+  ["**/**", "a", true],
+  // Dot-files get no special treatment.
+  ["**", ".env", true],
+  ["**", "deep/.git/config", true],
+  ["*", ".env", true],
+  [".*", ".env", true],
+  [".*", "env", false],
+  [".*", ".git/config", false],
+  ["**/.git/**", ".git/HEAD", true],
+  ["**/.git/**", "a/.git/HEAD", true],
+  // Unicode names.
+  ["文件/*.md", "文件/说明.md", true],
+  ["文件/*.md", "文件/a/说明.md", false],
+  ["*é*", "café", true],
+  ["*é*", "cafe", false],
+  ["*🙂", "hi🙂", true],
+  ["*🙂", "hi🙃", false],
+  // Regular-expression metacharacters are literal.
+  ["a+b(1).[x]$^{}|", "a+b(1).[x]$^{}|", true],
+  ["a+b(1).[x]$^{}|", "aab(1).[x]$^{}|", false],
+  ["a+b(1).[x]$^{}|", "a+b1.[x]$^{}|", false],
+  ["*.[x]", "f.[x]", true],
+  ["*.[x]", "f.x", false],
+  ["a?b", "a?b", true],
+  ["a?b", "axb", false],
+  ["{a,b}.md", "{a,b}.md", true],
+  ["{a,b}.md", "a.md", false],
+  ["a.b", "axb", false],
+  ["(a|b)", "a", false],
+  ["!x", "!x", true],
+  ["x", "!x", false],
+];
+
+test("compileGlob matches the documented grammar", () => {
+  assert.ok(GLOBS.length >= 40);
+  for (const [pattern, path, expected] of GLOBS) {
+    assert.equal(compileGlob(pattern).test(path), expected, `${pattern} vs ${path}`);
+  }
+});
+
+const BAD_GLOBS: [string, string][] = [
+  ["empty", ""],
+  ["absolute", "/abs/**"],
+  ["the root alone", "/"],
+  ["a drive prefix", "C:x"],
+  ["a '.' segment", "./a"],
+  ["a '..' segment", "a/../b"],
+  ["a trailing '..'", "a/.."],
+  ["a backslash", "a\\b"],
+  ["a NUL", "a\0b"],
+  ["'**' glued after text", "a**"],
+  ["'**' glued before text", "**b"],
+  ["'**' inside a middle segment", "a/x**y/c"],
+  ["three stars", "***"],
+  ["an empty segment", "a//b"],
+  ["a trailing slash", "a/"],
+];
+
+test("compileGlob throws ConfigError for every invalid pattern", () => {
+  for (const [why, pattern] of BAD_GLOBS) {
+    assert.throws(() => compileGlob(pattern), ConfigError, `${why}: ${JSON.stringify(pattern)}`);
+    assert.throws(() => createSelector([pattern]), ConfigError, `include, ${why}`);
+    assert.throws(() => createSelector(["**"], [pattern]), ConfigError, `exclude, ${why}`);
+  }
+});
+
+test("createSelector serves what some include matches and no exclude matches", () => {
+  const selector = createSelector(["lib/**", "*.md"], ["**/secrets/**", "**/*.key"]);
+  assert.equal(selector.isServed("lib/a.ts"), true);
+  assert.equal(selector.isServed("lib/deep/a.ts"), true);
+  assert.equal(selector.isServed("README.md"), true);
+  assert.equal(selector.isServed("lib/secrets/token"), false);
+  assert.equal(selector.isServed("lib/x/secrets/token"), false);
+  assert.equal(selector.isServed("lib/server.key"), false);
+  assert.equal(selector.isServed("lib"), false);
+  assert.equal(selector.isServed("docs/a.md"), false);
+  assert.equal(selector.isServed("a.ts"), false);
+});
+
+test("createSelector prunes directories that no include reaches or an exclude covers", () => {
+  const selector = createSelector(["lib/**", "*.md"], ["**/secrets/**"]);
+  assert.equal(selector.mayContain(""), true);
+  assert.equal(selector.mayContain("lib"), true);
+  assert.equal(selector.mayContain("lib/deep"), true);
+  assert.equal(selector.mayContain("docs"), false); // `*.md` is root-level only
+  assert.equal(selector.mayContain("src"), false);
+  assert.equal(selector.mayContain("lib/secrets"), false);
+  assert.equal(selector.mayContain("lib/a/secrets/b"), false);
+  assert.equal(selector.mayContain("lib/secretsx"), true);
+
+  assert.equal(selector.isExcludedDir("secrets"), true);
+  assert.equal(selector.isExcludedDir("lib/secrets"), true);
+  assert.equal(selector.isExcludedDir("lib/secrets/sub"), true);
+  assert.equal(selector.isExcludedDir("lib"), false);
+  assert.equal(selector.isExcludedDir("secretsx"), false);
+  assert.equal(selector.isExcludedDir(""), false);
+
+  const deep = createSelector(["**/*.md"]);
+  assert.equal(deep.mayContain("any/deep/dir"), true);
+  assert.equal(deep.isServed("any/deep/dir/a.md"), true);
+  assert.equal(deep.isServed("any/deep/dir/a.txt"), false);
+});
+
+test("createSelector: a trailing '**' exclude covers a directory's contents, not a file of that name", () => {
+  const selector = createSelector(["**"], ["build/**", "*.log"]);
+  assert.equal(selector.isExcludedDir("build"), true);
+  assert.equal(selector.mayContain("build"), false);
+  assert.equal(selector.isServed("build/out.js"), false);
+  assert.equal(selector.isServed("build"), true);
+  // `*.log` names paths of one segment; it does not cover a directory's contents.
+  assert.equal(selector.isServed("a.log"), false);
+  assert.equal(selector.isExcludedDir("a.log"), false);
+  assert.equal(selector.isServed("a.log/x.txt"), true);
+});
+
+test("createSelector with no include serves nothing", () => {
+  const selector = createSelector([], []);
+  assert.equal(selector.isServed("a.txt"), false);
+  assert.equal(selector.mayContain(""), false);
+  assert.equal(selector.mayContain("lib"), false);
+  assert.equal(selector.reachesRootLevel, false);
+});
+
+test("createSelector reports whether some include can match a root-level file", () => {
+  const cases: [string[], boolean][] = [
+    [["lib/**"], false],
+    [["a/*"], false],
+    [["**/lib/**"], false],
+    [[], false],
+    [["**"], true],
+    [["*.md"], true],
+    [["**/a.md"], true],
+    [["a.txt"], true],
+    [["**/**"], true],
+    [["lib/**", "notes.txt"], true],
+  ];
+  for (const [include, expected] of cases) {
+    assert.equal(createSelector(include).reachesRootLevel, expected, JSON.stringify(include));
+  }
+});
+
+test("openRoot pins the root by its real path and accepts valid options", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ptc-fs-mcp-paths-"));
+  try {
+    mkdirSync(join(dir, "real"));
+    symlinkSync(join(dir, "real"), join(dir, "alias"));
+    const root = openRoot({ root: join(dir, "alias"), include: ["**"], limits: { maxDepth: 3 } });
+    assert.equal(root.path, realpathSync(join(dir, "real")));
+    assert.equal(root.limits.maxDepth, 3);
+    assert.equal(root.limits.maxResultBytes, DEFAULT_LIMITS.maxResultBytes);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("openRoot throws ConfigError for a missing root, a file, a bad glob or a bad limit", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ptc-fs-mcp-paths-"));
+  try {
+    writeFileSync(join(dir, "file.txt"), "x");
+    const bad: [string, () => unknown][] = [
+      ["a missing root", () => openRoot({ root: join(dir, "missing"), include: ["**"] })],
+      ["an empty root", () => openRoot({ root: "", include: ["**"] })],
+      ["a file as root", () => openRoot({ root: join(dir, "file.txt"), include: ["**"] })],
+      ["an invalid include", () => openRoot({ root: dir, include: ["a**"] })],
+      ["an invalid exclude", () => openRoot({ root: dir, include: ["**"], exclude: ["/abs"] })],
+      ["a zero limit", () => openRoot({ root: dir, include: ["**"], limits: { maxDepth: 0 } })],
+      [
+        "a fractional limit",
+        () => openRoot({ root: dir, include: ["**"], limits: { maxResultBytes: 1.5e3 + 0.5 } }),
+      ],
+      ["a too-small result ceiling", () => openRoot({ root: dir, limits: { maxResultBytes: 10 } })],
+      ["an unknown limit", () => openRoot({ root: dir, limits: { nope: 1 } as never })],
+    ];
+    for (const [why, open] of bad) {
+      assert.throws(open, (error: unknown) => {
+        assert.ok(error instanceof ConfigError, `${why}: ${error}`);
+        assert.equal(error.message.includes(dir), false, `${why} leaks the host path: ${error.message}`);
+        assert.equal(error.message.includes("\n"), false, why);
+        return true;
+      });
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

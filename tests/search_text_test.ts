@@ -1,0 +1,205 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import { RUNTIME, structured, withServer } from "./_harness.ts";
+import { traverseAll, withInProcess } from "./_inprocess.ts";
+
+type Item = { path: string; line: number; text: string };
+
+const MAX_TEXT = 1_024;
+
+/** The items search_text must report for `query` in one file, computed here from the bytes. */
+function expected(path: string, bytes: Buffer, query: string): Item[] {
+  const needle = Buffer.from(query);
+  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  const out: Item[] = [];
+  let start = 0;
+  for (let line = 1; start < bytes.length; line++) {
+    const nl = bytes.indexOf(0x0a, start);
+    const end = nl < 0 ? bytes.length : nl;
+    let body = bytes.subarray(start, end);
+    if (nl >= 0 && body.at(-1) === 0x0d) body = body.subarray(0, -1);
+    if (body.indexOf(needle) >= 0) {
+      let text: string | null;
+      try {
+        text = decoder.decode(body);
+      } catch {
+        text = null;
+      }
+      if (text !== null) {
+        let cut = Math.min(body.length, MAX_TEXT);
+        while (cut < body.length && (body[cut] & 0xc0) === 0x80) cut--;
+        out.push({ path, line, text: body.subarray(0, cut).toString("utf8") });
+      }
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
+test(`${RUNTIME}: invalid UTF-8 lines are skipped whole; CRLF and a last line without newline are lines`, async () => {
+  const bad = Buffer.concat([
+    Buffer.from("needle one\n"),
+    Buffer.from("needle \xff bad\n", "latin1"),
+    Buffer.from("needle three\n"),
+    Buffer.from("plain \xff line without the word\n", "latin1"),
+    Buffer.from([0x78, 0xc3]),
+    Buffer.from("needle split sequence\n"),
+    Buffer.from("needle six needle twice\n"),
+    Buffer.from([0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65, 0xed, 0xa0, 0x80, 0x0a]), // an encoded surrogate
+    Buffer.from("needle last"),
+  ]);
+  const crlf = Buffer.from("a needle\r\nb needle\r\nc\r\nmid\rneedle\r\n\r\nneedle at the end\r\n");
+  const noNewline = Buffer.from("first\nsecond\nthe needle");
+  const files = { "bad.txt": bad, "crlf.txt": crlf, "tail.txt": noNewline };
+  await withServer(files, ["--include", "**"], async (server) => {
+    const { items } = await traverseAll(server, "search_text", { query: "needle" });
+    assert.deepEqual(items, [
+      { path: "bad.txt", line: 1, text: "needle one" },
+      { path: "bad.txt", line: 3, text: "needle three" },
+      { path: "bad.txt", line: 6, text: "needle six needle twice" },
+      { path: "bad.txt", line: 8, text: "needle last" },
+      { path: "crlf.txt", line: 1, text: "a needle" },
+      { path: "crlf.txt", line: 2, text: "b needle" },
+      { path: "crlf.txt", line: 4, text: "mid\rneedle" },
+      { path: "crlf.txt", line: 6, text: "needle at the end" },
+      { path: "tail.txt", line: 3, text: "the needle" },
+    ]);
+    for (const [path, bytes] of Object.entries(files)) {
+      assert.deepEqual(items.filter((i) => i.path === path), expected(path, bytes, "needle"), path);
+    }
+  });
+});
+
+test(`${RUNTIME}: a long line's text is cut to 1,024 bytes on a character boundary`, async () => {
+  const lines = [
+    "needle" + "€".repeat(1_000),
+    "€".repeat(1_000) + "needle",
+    "😀".repeat(300) + "needle",
+    "a".repeat(2_000) + "needle",
+    "é".repeat(600) + "needle",
+    "x" + "😀".repeat(300) + "needle",
+    "needle" + "a".repeat(1_018),
+    "needle" + "a".repeat(1_019),
+  ];
+  const file = Buffer.from(lines.join("\n") + "\n");
+  await withServer({ "long.txt": file }, ["--include", "**"], async (server) => {
+    const { items } = await traverseAll(server, "search_text", { query: "needle" });
+    assert.deepEqual(items, expected("long.txt", file, "needle"));
+    assert.equal(items.length, lines.length);
+    const sizes = items.map((i) => Buffer.byteLength(i.text));
+    assert.deepEqual(sizes, [1_023, 1_023, 1_024, 1_024, 1_024, 1_021, 1_024, 1_024]);
+    items.forEach((item, i) => assert.ok(lines[i].startsWith(item.text)));
+    assert.equal(items[6].text, lines[6], "a line of exactly 1,024 bytes is whole");
+    const euro = await traverseAll(server, "search_text", { query: "€needle" });
+    assert.deepEqual(euro.items.map((i) => i.line), [2], "a multi-byte query matches bytes");
+  });
+});
+
+test(`${RUNTIME}: line numbers are right across the 8 MiB scan windows of one call`, async () => {
+  // About 17 MiB of lines of varying length; a needle every 9,973rd line and on the lines around 8 and 16 MiB.
+  const parts: string[] = [];
+  let size = 0;
+  for (let n = 1; size < 17 * 1024 * 1024; n++) {
+    const near = (mib: number) => Math.abs(size - mib * 1024 * 1024) < 200;
+    const hit = n % 9_973 === 0 || near(8) || near(16);
+    const line = `${n} ${"~".repeat(n % 61)}${hit ? " needle" : " hay"} é\n`;
+    parts.push(line);
+    size += Buffer.byteLength(line);
+  }
+  const file = Buffer.from(parts.join(""));
+  await withServer({ "huge.txt": file }, ["--include", "**"], async (server) => {
+    const first = structured(await server.call("search_text", { query: "needle" }));
+    const { items } = await traverseAll(server, "search_text", { query: "needle" });
+    assert.deepEqual(first.items, items, "one call scans the whole file");
+    assert.equal(first.next_cursor, null);
+    const want = expected("huge.txt", file, "needle");
+    assert.ok(want.length > 20);
+    assert.deepEqual(items, want);
+  });
+});
+
+test("a needle straddling the scan budget's end is found on the next page (in-process)", async () => {
+  // searchScanBytes 1: each call reads one 4,096-byte window, then returns a progress cursor.
+  const files: Record<string, Buffer> = {};
+  for (let split = 1; split < "needle".length; split++) {
+    const head = "filler line\n".repeat(300); // 3,600 bytes
+    const pad = "p".repeat(4_096 - head.length - split);
+    files[`split${split}.txt`] = Buffer.from(`${head}${pad}needle tail\nafter\n`);
+    assert.equal(files[`split${split}.txt`].subarray(4_096 - split, 4_096 + 6 - split).toString(), "needle");
+  }
+  await withInProcess(files, { limits: { searchScanBytes: 1 } }, async (server) => {
+    const { items, pages } = await traverseAll(server, "search_text", { query: "needle" }, {
+      maxPages: 1_000,
+    });
+    const want = Object.entries(files).flatMap(([path, bytes]) => expected(path, bytes, "needle"));
+    assert.equal(want.length, 5);
+    assert.deepEqual(items, want);
+    assert.ok(pages.some((p) => p.items.length === 0 && p.next_cursor !== null));
+  });
+});
+
+test("an empty page carries a progress cursor, and following it finds the match (in-process)", async () => {
+  const file = Buffer.from("nothing to see here\n".repeat(2_000) + "the needle\n");
+  await withInProcess({ "a.txt": file }, { limits: { searchScanBytes: 1 } }, async (server) => {
+    const first = structured(await server.call("search_text", { query: "needle" }));
+    assert.deepEqual(first.items, []);
+    assert.equal(typeof first.next_cursor, "string");
+    const { items, pages } = await traverseAll(server, "search_text", { query: "needle" }, {
+      maxPages: 1_000,
+    });
+    assert.deepEqual(items, [{ path: "a.txt", line: 2_001, text: "the needle" }]);
+    assert.ok(pages.length >= 10, `${pages.length} pages for 40 KB at 4 KB a call`);
+    assert.ok(pages.slice(0, -1).every((p) => p.items.length === 0 && p.next_cursor !== null));
+  });
+});
+
+test("a line longer than the scan budget still makes progress and is found (in-process)", async () => {
+  const long = "x".repeat(20_000) + " needle at the end of a long line\n";
+  const file = Buffer.from("short needle\n" + long + "needle after\n");
+  for (const searchScanBytes of [1, 5_000]) {
+    await withInProcess({ "l.txt": file }, { limits: { searchScanBytes } }, async (server) => {
+      const { items } = await traverseAll(server, "search_text", { query: "needle" }, { maxPages: 200 });
+      assert.deepEqual(items, expected("l.txt", file, "needle"));
+      assert.deepEqual(items.map((i) => i.line), [1, 2, 3]);
+    });
+  }
+});
+
+test("line numbers are right across windows and calls at small budgets (in-process)", async () => {
+  const parts: string[] = [];
+  for (let n = 1; n <= 6_000; n++) {
+    const hit = n % 7 === 0 || n % 11 === 0;
+    parts.push(
+      `${"ab".repeat(n % 23)}${hit ? "nee\r\ndle" : ""}${hit ? "needle" : "hay"}${n % 5 === 0 ? "\r" : ""}\n`,
+    );
+  }
+  const files = {
+    "one.txt": Buffer.from(parts.join("")),
+    "two.txt": Buffer.from(parts.slice(0, 999).join("") + "needle without newline"),
+    "three/deep.txt": Buffer.from(parts.reverse().join("")),
+  };
+  const want = ["one.txt", "three/deep.txt", "two.txt"].flatMap((p) =>
+    expected(p, files[p as keyof typeof files], "needle")
+  );
+  assert.ok(want.length > 2_000);
+  for (const searchScanBytes of [1, 4_097, 10_000, 65_536]) {
+    for (const limit of [undefined, 7]) {
+      await withInProcess(files, { limits: { searchScanBytes } }, async (server) => {
+        const args = limit === undefined ? { query: "needle" } : { query: "needle", limit };
+        const { items } = await traverseAll(server, "search_text", args, { maxPages: 5_000 });
+        assert.deepEqual(items, want, `searchScanBytes ${searchScanBytes}, limit ${limit}`);
+      });
+    }
+  }
+});
+
+test("search_text pages fit the result ceiling with long lines (in-process)", async () => {
+  const file = Buffer.from(("needle " + "€".repeat(400) + "\n").repeat(200));
+  await withInProcess({ "w.txt": file }, { limits: { maxResultBytes: 5_000 } }, async (server) => {
+    const { items, pages } = await traverseAll(server, "search_text", { query: "needle" });
+    assert.deepEqual(items, expected("w.txt", file, "needle"));
+    assert.ok(pages.length > 10);
+    for (const line of server.lines) assert.ok(Buffer.byteLength(line) <= 5_000);
+  });
+});

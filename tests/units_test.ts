@@ -1,0 +1,378 @@
+/**
+ * Unit tests of the small runtime-neutral modules: `page.ts` (result
+ * fitting), `cursor.ts` (signed cursors), `bytes.ts` (UTF-8 helpers) and
+ * `limits.ts`. One test checks `encodedSize` against the lines a real server
+ * writes.
+ *
+ * @module
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import fc from "fast-check";
+import { META, RUNTIME, type Server, withServer } from "./_harness.ts";
+import { charBoundary, compareBytewise, utf8, utf8Length } from "../src/bytes.ts";
+import { assertState, CursorCodec, MAX_CURSOR_LENGTH } from "../src/cursor.ts";
+import { ConfigError, INVALID_CURSOR_MESSAGE, STALE_CURSOR_MESSAGE, ToolError } from "../src/errors.ts";
+import { DEFAULT_LIMITS, type Limits, MIN_RESULT_BYTES, resolveLimits } from "../src/limits.ts";
+import { encodedSize, type Envelope, fitPage, type Page } from "../src/page.ts";
+import { SERVER_NAME, VERSION } from "../src/version.ts";
+
+/** One character from each UTF-8 length class, the UTF-16 order traps included. */
+const char = fc.oneof(
+  fc.integer({ min: 0x00, max: 0x7f }), // 1 byte
+  fc.integer({ min: 0x80, max: 0x7ff }), // 2 bytes
+  fc.integer({ min: 0x800, max: 0xd7ff }), // 3 bytes, below the surrogates
+  fc.integer({ min: 0xe000, max: 0xffff }), // 3 bytes, above the surrogates in code points, below in UTF-16
+  fc.integer({ min: 0x10000, max: 0x10ffff }), // 4 bytes: a surrogate pair in UTF-16
+).map((cp) => String.fromCodePoint(cp));
+const text = (maxLength = 12) => fc.string({ unit: char, maxLength });
+
+const sign = (n: number) => (n < 0 ? -1 : n > 0 ? 1 : 0);
+
+/** Fails the test unless `fn` throws a `ToolError` with exactly `message`. */
+function assertToolError(fn: () => unknown, message: string): void {
+  assert.throws(fn, (error: unknown) => error instanceof ToolError && error.message === message);
+}
+
+// ---------------------------------------------------------------- bytes.ts
+
+test("compareBytewise orders like the UTF-8 bytes, astral and U+E000-U+FFFF included", () => {
+  fc.assert(
+    fc.property(text(), text(), (a, b) => {
+      assert.equal(sign(compareBytewise(a, b)), sign(Buffer.compare(utf8(a), utf8(b))), `${a} vs ${b}`);
+    }),
+    { numRuns: 2_000 },
+  );
+  // Shared prefixes, where only the tail decides.
+  fc.assert(
+    fc.property(text(), text(4), text(4), (prefix, a, b) => {
+      const x = prefix + a;
+      const y = prefix + b;
+      assert.equal(sign(compareBytewise(x, y)), sign(Buffer.compare(utf8(x), utf8(y))));
+    }),
+    { numRuns: 1_000 },
+  );
+  // The cases JavaScript's `<` gets wrong: U+E000..U+FFFF sort below astral characters in UTF-8.
+  assert.ok(compareBytewise("\uffff", "\u{10000}") < 0);
+  assert.ok(compareBytewise("\ue000", "\u{1f600}") < 0);
+  assert.ok("\uffff" > "\u{10000}", "UTF-16 order differs, so this case means something");
+  assert.equal(compareBytewise("a\u{1f600}", "a\u{1f600}"), 0);
+  assert.ok(compareBytewise("ab", "abc") < 0);
+  assert.ok(compareBytewise("abc", "ab") > 0);
+  const names = ["\u{10000}", "\uffff", "z", "\u00e9", "\ue000", "\ud7ff", "A", "\u{1f600}", ""];
+  const byBytes = [...names].sort((x, y) => Buffer.compare(utf8(x), utf8(y)));
+  assert.deepEqual([...names].sort(compareBytewise), byBytes);
+});
+
+test("utf8Length equals TextEncoder's byte length", () => {
+  const encoder = new TextEncoder();
+  fc.assert(
+    fc.property(text(40), (s) => {
+      assert.equal(utf8Length(s), encoder.encode(s).length);
+    }),
+    { numRuns: 2_000 },
+  );
+  for (const s of ["", "a", "\u00e9", "\u20ac", "\u{1f600}", "\uffff\u{10000}"]) {
+    assert.equal(utf8Length(s), encoder.encode(s).length, JSON.stringify(s));
+  }
+});
+
+test("utf8Length counts a lone surrogate as the U+FFFD that TextEncoder writes", () => {
+  const encoder = new TextEncoder();
+  for (const s of ["\ud800", "\udc00", "\ud800\u00e9", "\ud800\u4e00", "x\udfffy", "\ud800\ud800\udc00"]) {
+    assert.equal(utf8Length(s), encoder.encode(s).length, JSON.stringify(s));
+  }
+  fc.assert(
+    fc.property(
+      fc.string({ unit: "binary", maxLength: 20 }),
+      fc.string({ unit: "binary", maxLength: 20 }),
+      (a, b) => {
+        // `a.slice` may split a pair and leave lone surrogates at the seams.
+        const s = a + b.slice(1);
+        assert.equal(utf8Length(s), encoder.encode(s).length);
+      },
+    ),
+    { numRuns: 1_000 },
+  );
+});
+
+test("charBoundary gives the largest cut at or before `end` that splits no character", () => {
+  fc.assert(
+    fc.property(text(20), (s) => {
+      const bytes = utf8(s);
+      for (let end = 0; end <= bytes.length + 2; end++) {
+        const cut = charBoundary(bytes, end);
+        if (end >= bytes.length) {
+          assert.equal(cut, bytes.length);
+          continue;
+        }
+        assert.ok(cut <= end && cut > end - 4, `cut ${cut} for end ${end}`);
+        assert.notEqual(bytes[cut] & 0xc0, 0x80, "the cut is at the start of a character");
+        for (let k = cut + 1; k <= end; k++) {
+          assert.equal(bytes[k] & 0xc0, 0x80, "no later boundary was skipped");
+        }
+        const head = new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(0, cut));
+        assert.ok(s.startsWith(head), "the cut keeps whole characters");
+      }
+    }),
+    { numRuns: 500 },
+  );
+  const emoji = utf8("a\u{1f600}b"); // 61 F0 9F 98 80 62
+  assert.deepEqual([0, 1, 2, 3, 4, 5, 6].map((end) => charBoundary(emoji, end)), [0, 1, 1, 1, 1, 5, 6]);
+});
+
+// ---------------------------------------------------------------- page.ts
+
+const ENVELOPE = { requestId: 7, serverInfo: { name: SERVER_NAME, version: VERSION } };
+
+function pages(items: readonly string[], cursor: string) {
+  return (n: number): Page<string> => ({
+    items: items.slice(0, n),
+    next_cursor: n < items.length ? cursor : null,
+    content_hash: `sha256:${"0".repeat(64)}`,
+  });
+}
+
+test("fitPage keeps everything that fits and returns the empty page for no items", () => {
+  const items = ["one", "two", '\u{1f600}\n"three"'];
+  const envelope: Envelope = { ...ENVELOPE, maxBytes: 48_000 };
+  assert.deepEqual(fitPage(envelope, items, pages(items, "c")), pages(items, "c")(3));
+  assert.deepEqual(fitPage(envelope, [], pages([], "c")), pages([], "c")(0));
+});
+
+test("fitPage drops items from the end until the encoded line fits", () => {
+  const items = Array.from({ length: 100 }, (_, i) => `item ${i} ${"\u00e9".repeat(40)} "quoted" \\ \n`);
+  const build = pages(items, "x".repeat(200));
+  const envelope: Envelope = { ...ENVELOPE, maxBytes: 4_000 };
+  const page = fitPage(envelope, items, build);
+  assert.ok(page.items.length > 0 && page.items.length < items.length, `${page.items.length} items`);
+  assert.deepEqual(page, build(page.items.length), "a prefix, with the cursor re-issued for it");
+  assert.ok(encodedSize(envelope, page) <= envelope.maxBytes);
+  assert.ok(
+    encodedSize(envelope, build(page.items.length + 1)) > envelope.maxBytes,
+    "the longest such prefix",
+  );
+});
+
+test("fitPage: any ceiling gives a fitting prefix page, or an error when one item cannot fit", () => {
+  fc.assert(
+    fc.property(
+      fc.array(text(60), { maxLength: 30 }),
+      fc.integer({ min: 300, max: 6_000 }),
+      fc.integer({ min: 1, max: 600 }),
+      (items, maxBytes, cursorLength) => {
+        const envelope: Envelope = { ...ENVELOPE, maxBytes };
+        const build = pages(items, "c".repeat(cursorLength));
+        let page: Page<string>;
+        try {
+          page = fitPage(envelope, items, build);
+        } catch (error) {
+          assert.ok(error instanceof ToolError, `${error}`);
+          assert.match(error.message, /larger than the result ceiling/);
+          assert.ok(items.length > 0);
+          assert.ok(encodedSize(envelope, build(1)) > maxBytes, "refused although one item fits");
+          return;
+        }
+        const n = page.items.length;
+        assert.deepEqual(page, build(n));
+        if (items.length === 0) return;
+        assert.ok(n >= 1, "an empty page for non-empty items would never progress");
+        assert.ok(encodedSize(envelope, page) <= maxBytes, "the page fits");
+        // The longest such prefix: one more item would not fit.
+        if (n < items.length) {
+          assert.ok(encodedSize(envelope, build(n + 1)) > maxBytes, `page of ${n} is needlessly short`);
+        }
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
+
+test("fitPage errors when a single item is larger than the ceiling", () => {
+  const items = ["x".repeat(5_000), "small"];
+  const envelope: Envelope = { ...ENVELOPE, maxBytes: 2_000 };
+  assert.throws(() => fitPage(envelope, items, pages(items, "c")), ToolError);
+});
+
+/** The raw line the server wrote for the response with `id`. */
+function lineFor(server: Server, id: string | number): string {
+  const line = server.lines.find((l) => JSON.parse(l).id === id);
+  assert.ok(line !== undefined, `no line for id ${id}`);
+  return line;
+}
+
+test(`${RUNTIME}: encodedSize is the byte length of the line the server writes`, async () => {
+  const content = 'tab\there "quotes" \\ back\u2028sep \u0001 \u00e9\u20ac\u{1f600} \ue000\n'.repeat(20);
+  const files = {
+    'caf\u00e9 "x".txt': content,
+    "\u{1f600}/a b.txt": "match me\n",
+    "plain.txt": "match me too\n",
+  };
+  await withServer(files, ["--include", "**"], async (server) => {
+    const calls: [string | number, string, Record<string, unknown>][] = [
+      [1, "list_directory", {}],
+      ["id-\u00e9-\u{1f600}", "read_text_file", { path: 'caf\u00e9 "x".txt' }],
+      [3, "search_text", { query: "match" }],
+      [4, "search_files", { query: "." }],
+    ];
+    for (const [id, name, args] of calls) {
+      const response = await server.send({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name, arguments: args, _meta: META },
+      });
+      assert.equal(response.result?.isError, undefined, JSON.stringify(response));
+      const structured = response.result.structuredContent;
+      assert.ok(structured.items.length > 0, `${name} returned items`);
+      const envelope: Envelope = {
+        requestId: id,
+        maxBytes: 0,
+        serverInfo: response.result._meta["io.modelcontextprotocol/serverInfo"],
+      };
+      assert.deepEqual(envelope.serverInfo, ENVELOPE.serverInfo);
+      assert.equal(encodedSize(envelope, structured), Buffer.byteLength(lineFor(server, id)), name);
+    }
+  });
+});
+
+// ---------------------------------------------------------------- cursor.ts
+
+test("CursorCodec round-trips state and position for the same tool and arguments", () => {
+  const codec = new CursorCodec();
+  fc.assert(
+    fc.property(
+      fc.string({ minLength: 1, maxLength: 20 }),
+      fc.jsonValue(),
+      fc.string({ maxLength: 64 }),
+      fc.jsonValue(),
+      (tool, args, state, position) => {
+        // JSON is what a cursor carries; -0 comes back as 0.
+        const normalized = JSON.parse(JSON.stringify(position) ?? "null");
+        const cursor = codec.issue(tool, args, state, normalized);
+        assert.deepEqual(codec.open(cursor, tool, args), { state, position: normalized });
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
+
+test("CursorCodec refuses a cursor from another codec, tool, arguments, or with any edit", () => {
+  const codec = new CursorCodec();
+  const args = { path: "docs", pattern: "**/*.md" };
+  const cursor = codec.issue("search_files", args, "state-1", { after: "docs/a.md", n: 3 });
+  assert.deepEqual(codec.open(cursor, "search_files", { ...args }), {
+    state: "state-1",
+    position: { after: "docs/a.md", n: 3 },
+  });
+
+  assertToolError(() => new CursorCodec().open(cursor, "search_files", args), INVALID_CURSOR_MESSAGE);
+  assertToolError(() => codec.open(cursor, "list_directory", args), INVALID_CURSOR_MESSAGE);
+  assertToolError(() => codec.open(cursor, "search_files", { ...args, path: "src" }), INVALID_CURSOR_MESSAGE);
+  for (
+    const bad of ["", ".", "abc", `${cursor}x`, `x${cursor}`, cursor.replace(".", ""), cursor + "." + cursor]
+  ) {
+    assertToolError(() => codec.open(bad, "search_files", args), INVALID_CURSOR_MESSAGE);
+  }
+  assertToolError(
+    () => codec.open("a".repeat(MAX_CURSOR_LENGTH + 1), "search_files", args),
+    INVALID_CURSOR_MESSAGE,
+  );
+
+  // Every single-character edit, anywhere, is refused with the same message.
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.";
+  for (let i = 0; i < cursor.length; i++) {
+    for (const c of [alphabet[(alphabet.indexOf(cursor[i]) + 1) % alphabet.length], "=", "%"]) {
+      const edited = cursor.slice(0, i) + c + cursor.slice(i + 1);
+      if (edited === cursor) continue;
+      assertToolError(() => codec.open(edited, "search_files", args), INVALID_CURSOR_MESSAGE);
+    }
+  }
+
+  // Two codecs with the same key interoperate; the key is what binds a cursor to a process.
+  const key = new Uint8Array(32).fill(7);
+  const issued = new CursorCodec(key).issue("t", {}, "s", 1);
+  assert.deepEqual(new CursorCodec(key).open(issued, "t", {}), { state: "s", position: 1 });
+  assertToolError(
+    () => new CursorCodec(new Uint8Array(32).fill(8)).open(issued, "t", {}),
+    INVALID_CURSOR_MESSAGE,
+  );
+});
+
+test("assertState passes the bound state and refuses any other", () => {
+  const codec = new CursorCodec();
+  const claims = codec.open(codec.issue("read_text_file", { path: "a" }, "dev:ino:5", 0), "read_text_file", {
+    path: "a",
+  });
+  assert.equal(assertState(claims, "dev:ino:5"), undefined);
+  assertToolError(() => assertState(claims, "dev:ino:6"), STALE_CURSOR_MESSAGE);
+  assertToolError(() => assertState(claims, ""), STALE_CURSOR_MESSAGE);
+});
+
+// ---------------------------------------------------------------- limits.ts
+
+const LIMIT_KEYS: (keyof Limits)[] = [
+  "maxResultBytes",
+  "maxPageItems",
+  "readChunkBytes",
+  "searchScanBytes",
+  "maxQueryBytes",
+  "maxWriteBytes",
+  "maxFileBytes",
+  "maxDepth",
+  "maxPathBytes",
+];
+
+test("DEFAULT_LIMITS is frozen, complete, and accepted by resolveLimits", () => {
+  assert.ok(Object.isFrozen(DEFAULT_LIMITS));
+  assert.deepEqual(Object.keys(DEFAULT_LIMITS).sort(), [...LIMIT_KEYS].sort());
+  for (const key of LIMIT_KEYS) {
+    assert.ok(Number.isSafeInteger(DEFAULT_LIMITS[key]) && DEFAULT_LIMITS[key] > 0, key);
+  }
+  assert.equal(DEFAULT_LIMITS.maxResultBytes, 48_000);
+  assert.throws(() => {
+    (DEFAULT_LIMITS as { maxDepth: number }).maxDepth = 1;
+  }, TypeError);
+  assert.equal(DEFAULT_LIMITS.maxDepth, 64);
+  assert.deepEqual(resolveLimits(), { ...DEFAULT_LIMITS });
+  assert.deepEqual(resolveLimits({}), { ...DEFAULT_LIMITS });
+  assert.deepEqual(resolveLimits({ ...DEFAULT_LIMITS }), { ...DEFAULT_LIMITS });
+});
+
+test("resolveLimits merges valid values over the defaults and skips undefined ones", () => {
+  const limits = resolveLimits({ maxPageItems: 5, maxDepth: undefined, maxResultBytes: MIN_RESULT_BYTES });
+  assert.deepEqual(limits, { ...DEFAULT_LIMITS, maxPageItems: 5, maxResultBytes: MIN_RESULT_BYTES });
+  assert.equal(DEFAULT_LIMITS.maxPageItems, 1_000, "the defaults are untouched");
+  assert.equal(resolveLimits({ maxWriteBytes: 0 }).maxWriteBytes, 0);
+  assert.equal(resolveLimits({ maxPageItems: 1 }).maxPageItems, 1);
+  assert.equal(resolveLimits({ maxDepth: 1 }).maxDepth, 1);
+  assert.equal(
+    resolveLimits({ searchScanBytes: Number.MAX_SAFE_INTEGER }).searchScanBytes,
+    Number.MAX_SAFE_INTEGER,
+  );
+});
+
+test("resolveLimits refuses unknown keys, non-integers and values below the minimum", () => {
+  const refuses = (partial: unknown, pattern: RegExp) =>
+    assert.throws(
+      () => resolveLimits(partial as Partial<Limits>),
+      (error: unknown) => error instanceof ConfigError && pattern.test(error.message),
+      `${Object.keys(partial as object)}: ${String(Object.values(partial as object))}`,
+    );
+  for (const key of ["maxResults", "max_depth", "toString", "constructor", "hasOwnProperty", "valueOf"]) {
+    refuses({ [key]: 10 }, /^unknown limit/);
+  }
+  refuses(JSON.parse('{"__proto__": 10}'), /^unknown limit/);
+  for (const key of LIMIT_KEYS) {
+    for (const value of [1.5, -1, Number.NaN, Infinity, 2 ** 53, "100", null, true, 10n]) {
+      refuses({ [key]: value }, new RegExp(`^limit "${key}" must be an integer of at least \\d+$`));
+    }
+  }
+  refuses({ maxResultBytes: MIN_RESULT_BYTES - 1 }, /at least 1024/);
+  refuses({ maxPageItems: 0 }, /at least 1$/);
+  refuses({ maxDepth: 0 }, /at least 1$/);
+  refuses({ maxQueryBytes: 0 }, /at least 1$/);
+  refuses({ readChunkBytes: 3 }, /at least 4$/);
+  assert.equal(resolveLimits({ readChunkBytes: 4 }).readChunkBytes, 4);
+});

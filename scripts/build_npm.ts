@@ -5,10 +5,12 @@
  * 1. stages `mod.ts` and `src/` (minus the Deno port) in `npm/.stage/`,
  *    with `src/ports/default.ts` switched to the Node port;
  * 2. writes `npm/package.json` and installs it;
- * 3. compiles to `npm/dist/` (with declarations) and writes the
- *    `#!/usr/bin/env node` bin `dist/cli.js`;
+ * 3. compiles to `npm/dist/` (with declarations);
  * 4. compiles the test suite against the same stage into `npm/.test/`, so
- *    `node --test npm/.test/tests/` runs it on Node.
+ *    `node --test npm/.test/tests/` runs it on Node;
+ * 5. bundles the `#!/usr/bin/env node` bin `dist/cli.js` into one file, with
+ *    the license texts of the third-party code in it beside it, in
+ *    `dist/THIRD_PARTY_LICENSES.txt` (see `bundleBin`).
  *
  * Usage: deno task build:npm [--out DIR]   (default: npm/)
  */
@@ -50,6 +52,8 @@ await Deno.mkdir(stage, { recursive: true });
 await Deno.copyFile(`${repo}mod.ts`, `${stage}mod.ts`);
 await copyTree(`${repo}src/`, `${stage}src/`, (p) => p === "ports/deno.ts");
 await copyTree(`${repo}tests/`, `${stage}tests/`, () => false);
+// The stress campaigns: tests/stress_short_test.ts runs their short versions.
+await copyTree(`${repo}scripts/stress/`, `${stage}scripts/stress/`, () => false);
 await Deno.writeTextFile(
   `${stage}src/ports/default.ts`,
   `/** The port \`openRoot\` uses when none is given: Node's, in the npm build. */\n` +
@@ -117,6 +121,113 @@ await Deno.writeTextFile(
 await run("node", ["node_modules/typescript/bin/tsc", "-p", "tsconfig.json"], out);
 await run("node", ["node_modules/typescript/bin/tsc", "-p", "tsconfig.test.json"], out);
 
-await Deno.writeTextFile(`${out}dist/cli.js`, `#!/usr/bin/env node\nimport "./src/cli/node_main.js";\n`);
-await Deno.chmod(`${out}dist/cli.js`, 0o755);
+await bundleBin();
 console.log(`built ptc-fs-mcp ${VERSION} into npm/`);
+
+/**
+ * Writes the bin `dist/cli.js`: `src/cli/node_main.ts` with everything it
+ * imports, the SDK and zod included, bundled by `deno bundle` into one ES
+ * module. Node then reads and compiles one file at start-up instead of
+ * resolving, reading and linking some 140 modules (zod alone brings 97, 64
+ * of them locales the SDK's `zod/v4` import pulls in), which was a third of
+ * the time to the first answer. The library (`dist/mod.js`) stays separate
+ * modules that import the dependencies, which stay `dependencies`.
+ *
+ * The bundle carries third-party code, so their licenses ship with it:
+ * every package that a `// node_modules/<package>/...` module marker of the
+ * bundle names, plus the packages that one's own files inline (the SDK's
+ * `dist` inlines ajv and a few small packages, each within a
+ * `//#region .../node_modules/.pnpm/<name>@<version>/...` marker), whose
+ * exact versions are fetched with `npm pack` for their license files. The
+ * build fails when code it cannot attribute, or a package without a license
+ * file, shows up. Module markers are paths relative to the out dir (the
+ * packages come from its `node_modules`, never a machine-specific cache),
+ * so the output is the same on every machine.
+ */
+async function bundleBin(): Promise<void> {
+  const bundle = `${stage}cli.bundle.js`;
+  await run(Deno.execPath(), [
+    "bundle",
+    "--quiet",
+    "--no-config",
+    "--node-modules-dir=manual",
+    "--platform=node",
+    "--output",
+    bundle,
+    ".stage/src/cli/node_main.ts",
+  ], out);
+  const code = await Deno.readTextFile(bundle);
+  // esbuild's marker before each module: its path, relative to the out dir.
+  const modules = [...code.matchAll(/^\/\/ ((?:\.stage|node_modules|\.\.)\/\S*\.(?:[cm]?[jt]sx?|json))$/gm)]
+    .map((m) => m[1]);
+  const installed = new Set<string>(); // package directories, relative to the out dir
+  const inlined = new Set<string>(); // name@version
+  for (const module of new Set(modules)) {
+    if (module.startsWith(".stage/")) continue; // this package's own code
+    // The innermost `node_modules/<package>` holds the module (a nested copy is its own package).
+    const match = module.match(/^(node_modules\/(?:.*\/node_modules\/)?(?:@[^/]+\/)?[^/]+)\//);
+    if (!match) throw new Error(`cannot attribute bundled module ${module}`);
+    installed.add(`${match[1]}/`);
+    const source = await Deno.readTextFile(`${out}${module}`);
+    for (const region of source.matchAll(/^\/\/#region (\S*node_modules\/\S*)$/gm)) {
+      const pnpm = region[1].match(/node_modules\/\.pnpm\/([^/]+)\/node_modules\/((?:@[^/]+\/)?[^/]+)\//);
+      const name = pnpm?.[2];
+      const version = pnpm && name && pnpm[1].startsWith(`${name.replace("/", "+")}@`)
+        ? pnpm[1].slice(name.length + 1).split("_")[0]
+        : undefined;
+      if (!name || !version) throw new Error(`cannot attribute code inlined in ${module}: ${region[1]}`);
+      inlined.add(`${name}@${version}`);
+    }
+  }
+  const unpacked = `${stage}licenses/`;
+  await Deno.mkdir(unpacked, { recursive: true });
+  const packed = new Map<string, string>(); // name@version → its unpacked directory
+  if (inlined.size > 0) {
+    const report = new Deno.Command("npm", {
+      args: ["pack", ...[...inlined].sort(), "--json", "--loglevel=error", "--pack-destination", unpacked],
+      cwd: unpacked,
+      stdout: "piped",
+      stderr: "inherit",
+    }).outputSync();
+    if (!report.success) throw new Error("npm pack of the inlined packages failed");
+    for (const { id, filename } of JSON.parse(new TextDecoder().decode(report.stdout))) {
+      const dir = `${unpacked}${filename.replace(/\.tgz$/, "")}/`;
+      await Deno.mkdir(dir, { recursive: true });
+      await run("tar", ["-xzf", `${unpacked}${filename}`, "-C", dir, "--strip-components=1"], unpacked);
+      packed.set(id, dir);
+    }
+  }
+  const sections = new Map<string, string>(); // name@version → its section
+  const add = (dir: string) => {
+    const manifest = JSON.parse(Deno.readTextFileSync(`${dir}package.json`));
+    const id = `${manifest.name}@${manifest.version}`;
+    const files = [...Deno.readDirSync(dir)].map((e) => e.name)
+      .filter((n) => /^(licen[cs]e|copying|notice)([.-]|$)/i.test(n)).sort();
+    if (files.length === 0) throw new Error(`${id} ships no license file`);
+    const texts = files.map((f) => Deno.readTextFileSync(`${dir}${f}`).trimEnd());
+    sections.set(
+      id,
+      `${"=".repeat(78)}\n${id} (${manifest.license})\n${"-".repeat(78)}\n${texts.join("\n\n")}\n`,
+    );
+    return manifest.name as string;
+  };
+  const names = [...installed].map((dir) => add(`${out}${dir}`));
+  for (const id of inlined) {
+    const dir = packed.get(id);
+    if (!dir) throw new Error(`npm pack did not fetch ${id}`);
+    add(dir);
+  }
+  await Deno.writeTextFile(
+    `${out}dist/THIRD_PARTY_LICENSES.txt`,
+    "dist/cli.js bundles code of the packages below. Their license files follow, as each package ships them.\n\n" +
+      [...sections.keys()].sort().map((id) => sections.get(id)).join("\n"),
+  );
+  await Deno.writeTextFile(
+    `${out}dist/cli.js`,
+    `#!/usr/bin/env node\n// ptc-fs-mcp ${VERSION}, the command-line server in one file: its own code bundled with\n` +
+      `// ${[...new Set(names)].sort().join(", ")} (and what they inline).\n` +
+      `// Their licenses: THIRD_PARTY_LICENSES.txt beside this file.\n` +
+      code,
+  );
+  await Deno.chmod(`${out}dist/cli.js`, 0o755);
+}

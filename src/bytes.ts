@@ -73,3 +73,26 @@ const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 export function decodeStrict(bytes: Uint8Array): string | null {
   return isUtf8(bytes) ? decoder.decode(bytes) : null;
 }
+
+/**
+ * Decodes bytes already known to be valid UTF-8 (checked with `isUtf8`):
+ * one pass, no second validation. A byte-order mark is kept as text.
+ */
+export function decodeValid(bytes: Uint8Array): string {
+  return decoder.decode(bytes);
+}
+
+/**
+ * The end of the last complete UTF-8 character within the first `n` bytes:
+ * `n`, or the start of a character that `n` cuts in two. Bytes that are
+ * not UTF-8 at all give `n` (validation refuses them later).
+ */
+export function completeEnd(bytes: Uint8Array, n: number): number {
+  for (let i = n - 1; i >= 0 && i >= n - 4; i--) {
+    const b = bytes[i];
+    if ((b & 0xc0) === 0x80) continue;
+    const length = b < 0x80 ? 1 : b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2;
+    return i + length <= n ? n : i;
+  }
+  return n;
+}

@@ -5,6 +5,13 @@
  * fully encoded JSON-RPC result line: items are dropped from the end (and
  * the cursor re-issued for the shorter page) until the line fits the ceiling.
  *
+ * Sizes are computed, not measured on built lines: the line is a fixed
+ * envelope around the page's JSON `J` twice, once as `structuredContent` and
+ * once as the JSON string of the text block, which adds a backslash before
+ * every `"` and `\` of `J` (`J` holds no other character JSON escapes). So a
+ * page costs one `JSON.stringify`, and an item the same bytes whichever page
+ * it lands on.
+ *
  * @module
  */
 import * as z from "zod";
@@ -48,25 +55,80 @@ export function toolResult<T extends object>(structured: T) {
   };
 }
 
-/** The exact byte length of the JSON-RPC line that carries `structured`. */
-export function encodedSize(envelope: Envelope, structured: object): number {
-  const line = {
+/** The JSON-RPC line that carries a tool result, as the SDK writes it. */
+function resultLine(envelope: Envelope, text: string, structured: unknown) {
+  return {
     result: {
-      ...toolResult(structured),
+      content: [{ type: "text" as const, text }],
+      structuredContent: structured,
       resultType: "complete",
       _meta: { "io.modelcontextprotocol/serverInfo": envelope.serverInfo },
     },
     jsonrpc: "2.0",
     id: envelope.requestId,
   };
-  return utf8Length(JSON.stringify(line));
+}
+
+/** Per `serverInfo`: the line around the page with request id 0, measured once. */
+const aroundSizes = new WeakMap<object, { name: string; version: string; size: number }>();
+
+/** The bytes of the line around the page: all of it but the two copies of the page's JSON. */
+function envelopeSize(envelope: Envelope): number {
+  const info = envelope.serverInfo;
+  let known = aroundSizes.get(info);
+  if (known === undefined || known.name !== info.name || known.version !== info.version) {
+    // An empty text ("") and the structured value 0 stand in for the page (3 bytes), 0 for the id.
+    const size = utf8Length(JSON.stringify(resultLine({ ...envelope, requestId: 0 }, "", 0))) - 3 - 1;
+    known = { name: info.name, version: info.version, size };
+    aroundSizes.set(info, known);
+  }
+  const id = envelope.requestId;
+  return known.size + (typeof id === "number" ? String(id).length : utf8Length(JSON.stringify(id)));
+}
+
+/**
+ * The bytes a JSON text `json` adds to a result line: itself once, and once
+ * more as a JSON string, which escapes each `"` and `\` with a backslash
+ * (JSON text holds no control character and no lone surrogate, the only
+ * other characters a JSON string escapes) and adds two quotes.
+ */
+function twiceSize(json: string): number {
+  let escapes = 0;
+  let multiByte = false;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (c === 0x22 || c === 0x5c) escapes++;
+    else if (c >= 0x80) multiByte = true;
+  }
+  return 2 * (multiByte ? utf8Length(json) : json.length) + escapes + 2;
+}
+
+/** The exact byte length of the JSON-RPC line that carries `structured`. */
+export function encodedSize(envelope: Envelope, structured: object): number {
+  return envelopeSize(envelope) + twiceSize(JSON.stringify(structured));
 }
 
 /** Bytes one item adds: once in `structuredContent`, once escaped in the text, plus commas. */
 export function itemCost(item: unknown): number {
-  const json = JSON.stringify(item);
-  return utf8Length(json) + utf8Length(JSON.stringify(json)) - 2 + 2;
+  return twiceSize(JSON.stringify(item)) - 2 + 2;
 }
+
+/**
+ * What each UTF-8 byte of a string value costs in a result line: its JSON
+ * escape in `structuredContent`, plus that escape escaped again in the text
+ * block. Derived from `JSON.stringify` for the ASCII bytes (2 for most, 6
+ * for `"` and `\`, 5 for `\n`-style escapes, 13 for `\u00XX` ones); a byte
+ * of a multi-byte character is never escaped (`JSON.stringify` leaves
+ * non-ASCII alone, U+2028 and U+2029 included), so it costs 2. Valid for
+ * well-formed UTF-8 only (decoded, it holds no lone surrogate).
+ */
+export const STRING_BYTE_COST: Readonly<Uint8Array> = (() => {
+  const costs = new Uint8Array(256).fill(2);
+  for (let b = 0; b < 0x80; b++) {
+    costs[b] = twiceSize(JSON.stringify(String.fromCharCode(b))) - twiceSize('""');
+  }
+  return costs;
+})();
 
 /**
  * Returns the longest prefix page of `items` that fits the ceiling.
@@ -75,15 +137,22 @@ export function itemCost(item: unknown): number {
  * @throws {ToolError} when not even one item fits.
  */
 export function fitPage<T>(envelope: Envelope, items: readonly T[], build: (n: number) => Page<T>): Page<T> {
-  const fits = (page: Page<T>) => encodedSize(envelope, page) <= envelope.maxBytes;
-  // Estimate from the empty page (its cursor stands in for the real one), then correct exactly.
+  const around = envelopeSize(envelope);
+  // costs[i]: what items[i] adds after a first item (a comma in each copy included).
+  const costs = items.map(itemCost);
+  const sums = [0];
+  for (const cost of costs) sums.push(sums[sums.length - 1] + cost);
+  /** The exact size of a page: its shell, plus its items when they are a prefix of `items`. */
+  const sizeOf = (page: Page<T>): number => {
+    const n = page.items.length;
+    if (n === 0 || !isPrefix(page.items, items)) return around + twiceSize(JSON.stringify(page));
+    return around + twiceSize(JSON.stringify({ ...page, items: [] })) + sums[n] - 2;
+  };
+  const fits = (page: Page<T>) => sizeOf(page) <= envelope.maxBytes;
+  // Estimate with the empty page's shell (its cursor stands in for the real one), then correct exactly.
+  const room = envelope.maxBytes - sizeOf(build(0)) + 2;
   let n = 0;
-  let size = encodedSize(envelope, build(0));
-  while (n < items.length) {
-    size += itemCost(items[n]);
-    if (size > envelope.maxBytes) break;
-    n++;
-  }
+  while (n < items.length && sums[n + 1] <= room) n++;
   n = Math.max(n, Math.min(1, items.length));
   let page = build(n);
   if (fits(page)) {
@@ -103,4 +172,11 @@ export function fitPage<T>(envelope: Envelope, items: readonly T[], build: (n: n
     throw new ToolError("one item is larger than the result ceiling (--max-result-bytes); raise it");
   }
   return build(0);
+}
+
+/** Whether `page` holds exactly the first items of `items`, the same values. */
+function isPrefix<T>(page: readonly T[], items: readonly T[]): boolean {
+  if (page.length > items.length) return false;
+  for (let i = 0; i < page.length; i++) if (page[i] !== items[i]) return false;
+  return true;
 }

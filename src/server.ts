@@ -125,8 +125,20 @@ function servedModernOnly(server: McpServer): McpServer {
   return server;
 }
 
-/** One short line for a failure: a `ToolError`'s own text, otherwise nothing internal. */
+/**
+ * One short line for a failure: a `ToolError`'s own text, otherwise nothing
+ * internal. A text that echoes a path given by the client (`not found: a\nb`)
+ * gets its control characters escaped, so it stays one line.
+ */
 function failureText(error: unknown): string {
-  if (error instanceof ToolError) return error.message;
+  if (error instanceof ToolError) return error.message.replace(CONTROL, escapeControl);
   return "internal error: the call could not be completed";
+}
+
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/g;
+
+function escapeControl(c: string): string {
+  const short: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+  return short[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
 }

@@ -15,6 +15,7 @@ import { checkParents, checkPathArgument, notFound } from "../confine.ts";
 import { Digest } from "../hashing.ts";
 import { ToolError } from "../errors.ts";
 import { fitPage, pageSchema } from "../page.ts";
+import type { Entries } from "../inventory.ts";
 import { joinRelative } from "../paths.ts";
 import { pageCap, pagingArgs, READ_ONLY, type Tool } from "./tool.ts";
 
@@ -46,49 +47,72 @@ export const listDirectory: Tool<typeof inputSchema, ReturnType<typeof pageSchem
     const { root } = ctx;
     const dir = checkPathArgument(root, path, true);
     if (dir !== "") checkParents(root, dir);
-    const listing = root.inventory.listing(dir);
-    if (listing === null) {
+    const entries = root.inventory.entries(dir);
+    if (entries === null) {
       const isFile = root.selector.isServed(dir) && root.fs.lstat(root.inventory.abs(dir))?.kind === "file";
       throw isFile
         ? new ToolError(`${dir} is a file, not a directory; read it with read_text_file`)
         : notFound(dir);
     }
-    const all: Item[] = [];
-    for (const entry of listing.entries) {
-      const child = joinRelative(dir, entry.name);
-      if (!entry.dir) all.push({ name: entry.name, kind: "file", path: child });
-      else if (root.inventory.hasServed(child)) {
-        all.push({ name: entry.name, kind: "directory", path: child });
-      }
-    }
-    if (dir !== "" && all.length === 0) throw notFound(dir); // an unserved directory never shows
-    all.sort((a, b) => compareBytewise(a.name, b.name));
+    if (dir !== "" && entries.length === 0) throw notFound(dir); // an unserved directory never shows
 
-    const state = all.reduce((d, i) => d.text(`${i.kind}\t${i.name}\n`), new Digest()).hex();
+    const state = stateOf(entries);
     const args = { path: dir };
     let start = 0;
     if (cursor !== undefined) {
       const claims = ctx.cursors.open<string>(cursor, NAME, args);
       assertState(claims, state);
-      start = all.findIndex((i) => compareBytewise(i.name, claims.position) > 0);
-      if (start < 0) start = all.length;
+      start = firstAfter(entries, claims.position);
     }
-    const candidates = all.slice(start, start + pageCap(ctx, limit));
+    const candidates: Item[] = [];
+    const end = Math.min(entries.length, start + pageCap(ctx, limit));
+    for (let i = start; i < end; i++) {
+      const name = entries.name(i);
+      candidates.push({ name, kind: entries.isDir(i) ? "directory" : "file", path: joinRelative(dir, name) });
+    }
     return fitPage(ctx, candidates, (n) => {
       const items = candidates.slice(0, n);
-      const done = start + n >= all.length;
+      const done = start + n >= entries.length;
       return {
         items,
         next_cursor: done
           ? null
-          : ctx.cursors.issue(NAME, args, state, items.at(-1)?.name ?? positionBefore(all, start)),
-        content_hash: items.reduce((d, i) => d.text(`${i.kind}\t${i.path}\n`), new Digest()).contentHash(),
+          : ctx.cursors.issue(NAME, args, state, items.at(-1)?.name ?? positionBefore(entries, start)),
+        content_hash: new Digest().text(items.map((i) => `${i.kind}\t${i.path}\n`).join("")).contentHash(),
       };
     });
   },
 };
 
+const states = new WeakMap<Entries, string>();
+
+/** The cursor state of a listing: a digest of its names and kinds, one line `<kind>\t<name>\n` each. */
+function stateOf(entries: Entries): string {
+  let state = states.get(entries);
+  if (state === undefined) {
+    let lines = "";
+    for (let i = 0; i < entries.length; i++) {
+      lines += `${entries.isDir(i) ? "directory" : "file"}\t${entries.name(i)}\n`;
+    }
+    state = new Digest().text(lines).hex();
+    states.set(entries, state);
+  }
+  return state;
+}
+
+/** The index of the first entry named after `position`, bytewise (entries are sorted by name). */
+function firstAfter(entries: Entries, position: string): number {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareBytewise(entries.name(mid), position) > 0) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
 /** The position just before `start`, for a page that holds no item. */
-function positionBefore(all: readonly Item[], start: number): string {
-  return start > 0 ? all[start - 1].name : "";
+function positionBefore(entries: Entries, start: number): string {
+  return start > 0 ? entries.name(start - 1) : "";
 }

@@ -8,7 +8,6 @@
  * @module
  */
 import * as z from "zod";
-import { compareBytewise } from "../bytes.ts";
 import { assertState } from "../cursor.ts";
 import { Digest } from "../hashing.ts";
 import { fitPage, pageSchema } from "../page.ts";
@@ -40,28 +39,21 @@ export const searchFiles: Tool<typeof inputSchema, ReturnType<typeof pageSchema<
     const after = claims?.position;
     const cap = pageCap(ctx, limit);
 
-    // One pass over the served paths: the state digest covers all of them,
-    // the page takes the matches after the cursor's position.
-    const state = new Digest();
-    const candidates: { path: string }[] = [];
-    let more = false;
-    for (const path of ctx.root.inventory.files("")) {
-      state.text(path).text("\n");
-      if (!path.includes(query)) continue;
-      if (after !== undefined && compareBytewise(path, after) <= 0) continue;
-      if (candidates.length < cap) candidates.push({ path });
-      else more = true;
-    }
-    const digest = state.hex();
-    if (claims) assertState(claims, digest);
+    // Every directory is revalidated for the state digest (the whole root's served paths); only the
+    // part after the cursor's position is scanned, and only until the page is full.
+    const found = ctx.root.inventory.find(query, after, cap);
+    if (claims) assertState(claims, found.state);
+    const candidates = found.paths.map((path) => ({ path }));
 
     return fitPage(ctx, candidates, (n) => {
       const items = candidates.slice(0, n);
-      const done = n === candidates.length && !more;
+      const done = n === candidates.length && !found.more;
       return {
         items,
-        next_cursor: done ? null : ctx.cursors.issue(NAME, args, digest, items.at(-1)?.path ?? after ?? ""),
-        content_hash: items.reduce((d, i) => d.text(`${i.path}\n`), new Digest()).contentHash(),
+        next_cursor: done
+          ? null
+          : ctx.cursors.issue(NAME, args, found.state, items.at(-1)?.path ?? after ?? ""),
+        content_hash: new Digest().text(items.map((i) => `${i.path}\n`).join("")).contentHash(),
       };
     });
   },

@@ -1,0 +1,246 @@
+/**
+ * What every campaign shares: the tally of iterations and failures, a seeded
+ * random source, temp directories, and a helper process that swaps files
+ * for links while the server works.
+ *
+ * @module
+ */
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { type Peer, type Runtime, stderrProblem, type Target } from "./peer.ts";
+
+/** How big a campaign runs: `short` for the test suite, `long` for `deno task stress`. */
+export type Scale = "short" | "long";
+
+/** What a campaign is given. */
+export interface CampaignOptions {
+  readonly target: Target;
+  readonly seed: number;
+  readonly scale: Scale;
+  /** Progress lines (the script prints them; the test suite drops them). */
+  readonly log?: (line: string) => void;
+}
+
+/** What a campaign reports. */
+export interface CampaignResult {
+  readonly campaign: string;
+  readonly runtime: Runtime;
+  readonly seed: number;
+  readonly iterations: number;
+  readonly failures: number;
+  /** The first failure messages, then figures worth reading. */
+  readonly notes: readonly string[];
+  /** Error texts checked for host paths, stack frames and errno codes. */
+  readonly errorTexts: number;
+  /** Error texts that broke that rule (also counted in `failures`). */
+  readonly hygieneFailures: number;
+}
+
+/** A campaign: a name and a bounded run. */
+export interface Campaign {
+  readonly name: string;
+  run(options: CampaignOptions): Promise<CampaignResult>;
+}
+
+/** Counts iterations and failures, keeping the first messages. */
+export class Tally {
+  iterations = 0;
+  failures = 0;
+  errorTexts = 0;
+  hygieneFailures = 0;
+  readonly notes: string[] = [];
+  readonly #figures: string[] = [];
+
+  constructor(readonly campaign: string, readonly options: CampaignOptions) {}
+
+  /** Records a failure. */
+  fail(message: string): void {
+    this.failures++;
+    if (this.notes.length < 12) this.notes.push(message);
+  }
+
+  /** Records a failure unless `ok`; returns `ok`. */
+  check(ok: boolean, message: () => string): boolean {
+    if (!ok) this.fail(message());
+    return ok;
+  }
+
+  /** Records a figure worth reporting (not a failure). */
+  figure(text: string): void {
+    this.#figures.push(text);
+  }
+
+  /** Takes over what a finished peer saw: bad stdout lines, leaky error texts, a crash on stderr. */
+  absorb(peer: Peer): void {
+    for (const p of peer.protocolProblems) this.fail(`stdout: ${p}`);
+    for (const p of peer.hygieneProblems) this.fail(`error hygiene: ${p}`);
+    this.hygieneFailures += peer.hygieneProblems.length;
+    this.errorTexts += peer.errorTexts;
+    const crash = stderrProblem(peer.stderr);
+    if (crash !== null) this.fail(`${crash}: ${peer.stderr.slice(0, 400)}`);
+  }
+
+  /** The result. */
+  result(): CampaignResult {
+    return {
+      campaign: this.campaign,
+      runtime: this.options.target.runtime,
+      seed: this.options.seed,
+      iterations: this.iterations,
+      failures: this.failures,
+      notes: [...this.notes, ...this.#figures],
+      errorTexts: this.errorTexts,
+      hygieneFailures: this.hygieneFailures,
+    };
+  }
+}
+
+/** A small seeded PRNG (mulberry32): the same seed replays the same campaign. */
+export class Rng {
+  #state: number;
+  constructor(seed: number) {
+    this.#state = seed >>> 0;
+  }
+  /** A float in [0, 1). */
+  next(): number {
+    let t = (this.#state = (this.#state + 0x6d2b79f5) >>> 0);
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+  /** An integer in [0, n). */
+  int(n: number): number {
+    return Math.floor(this.next() * n);
+  }
+  /** An integer in [lo, hi]. */
+  range(lo: number, hi: number): number {
+    return lo + this.int(hi - lo + 1);
+  }
+  /** One element. */
+  pick<T>(items: readonly T[]): T {
+    return items[this.int(items.length)];
+  }
+  /** True with probability `p`. */
+  chance(p: number): boolean {
+    return this.next() < p;
+  }
+}
+
+/** A seed derived from the run's seed and a campaign name, so one campaign replays alone. */
+export function deriveSeed(seed: number, name: string): number {
+  const digest = createHash("sha256").update(`${seed}:${name}`).digest();
+  return digest.readUInt32BE(0) & 0x7fffffff;
+}
+
+/** A fresh temp directory and its removal. */
+export function tempDir(prefix: string): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), `ptc-fs-mcp-stress-${prefix}-`));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** Hex SHA-256 of a string's UTF-8 bytes (or of bytes). */
+export function sha256(data: string | Uint8Array): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+/** Waits `ms` milliseconds. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Follows `next_cursor` to the end. Returns every item, or the error text of the page that failed. */
+export async function traverse(
+  peer: Peer,
+  tool: string,
+  args: Record<string, unknown>,
+  timeoutMs = 30_000,
+): Promise<{ items: unknown[]; pages: number } | { error: string; pages: number }> {
+  const items: unknown[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const reply = await peer.call(tool, cursor === null ? args : { ...args, cursor }, timeoutMs);
+    if (reply.error) return { error: `JSON-RPC ${reply.error.code}: ${reply.error.message}`, pages };
+    if (reply.result?.isError) return { error: String(reply.result.content?.[0]?.text), pages };
+    const page = reply.result?.structuredContent;
+    if (!page || !Array.isArray(page.items)) {
+      return { error: `no structured page: ${JSON.stringify(reply)}`, pages };
+    }
+    items.push(...page.items);
+    cursor = page.next_cursor;
+    pages++;
+  } while (cursor !== null && pages < 100_000);
+  return { items, pages };
+}
+
+/** One swap the helper process repeats: a path alternates between its real object and a link. */
+export type Swap =
+  | { kind: "file"; path: string; link: string; content: string; stage: string }
+  | { kind: "dir"; path: string; link: string; hold: string };
+
+/**
+ * Starts a process that repeats every swap `cycles` times, pausing up to
+ * `pauseMs` between steps, and resolves with the cycles it completed. It
+ * runs on the host runtime (`node -e` or `deno eval`), apart from both the
+ * server and this client, so the swaps truly race the server's calls.
+ */
+export function startSwapper(
+  swaps: readonly Swap[],
+  cycles: number,
+  pauseMs: number,
+  seed: number,
+): { done: Promise<{ cycles: number; errors: number }>; stop(): void } {
+  const config = JSON.stringify({ swaps, cycles, pauseMs, seed });
+  const code = `Promise.all([import("node:fs"), import("node:process")]).then(([fs, p]) => {
+  const c = ${config};
+  const process = p.default;
+  const sab = new Int32Array(new SharedArrayBuffer(4));
+  let s = c.seed >>> 0;
+  const rand = () => { s = (s * 1103515245 + 12345) >>> 0; return s / 4294967296; };
+  const pause = () => { const ms = rand() * c.pauseMs; if (ms >= 0.05) Atomics.wait(sab, 0, 0, ms); };
+  let errors = 0;
+  const step = (fn) => { try { fn(); } catch { errors++; } };
+  let n = 0;
+  for (; n < c.cycles; n++) {
+    for (const w of c.swaps) {
+      if (w.kind === "file") {
+        step(() => fs.symlinkSync(w.link, w.stage + ".l"));
+        step(() => fs.renameSync(w.stage + ".l", w.path));
+        pause();
+        step(() => fs.writeFileSync(w.stage + ".r", w.content));
+        step(() => fs.renameSync(w.stage + ".r", w.path));
+      } else {
+        step(() => fs.renameSync(w.path, w.hold));
+        step(() => fs.symlinkSync(w.link, w.path));
+        pause();
+        step(() => fs.unlinkSync(w.path));
+        step(() => fs.renameSync(w.hold, w.path));
+      }
+      pause();
+    }
+  }
+  process.stdout.write(JSON.stringify({ cycles: n, errors }));
+});`;
+  const deno = "Deno" in globalThis;
+  const child = spawn(process.execPath, deno ? ["eval", code] : ["-e", code], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout!.setEncoding("utf8").on("data", (d: string) => (out += d));
+  child.stderr!.setEncoding("utf8").on("data", (d: string) => (err += d));
+  const done = new Promise<{ cycles: number; errors: number }>((resolve, reject) => {
+    child.on("exit", () => {
+      try {
+        resolve(JSON.parse(out));
+      } catch {
+        reject(new Error(`the swapper failed: ${err.slice(0, 500)}`));
+      }
+    });
+  });
+  return { done, stop: () => child.kill("SIGKILL") };
+}

@@ -1,0 +1,305 @@
+/**
+ * The inventory's data: a directory's cached listing as one compact byte
+ * string, the validated subtree built from listings, and the path search
+ * over a subtree. Nothing here touches the filesystem.
+ *
+ * A listing holds sort keys — a file's name, or a directory's name and `/`,
+ * so that sibling order is full-path bytewise order — as UTF-8, each
+ * followed by a NUL, outside the JavaScript heap: a large tree costs the
+ * garbage collector almost nothing to keep.
+ *
+ * @module
+ */
+import { Buffer } from "node:buffer";
+import { createHash } from "node:crypto";
+import { compareBytewise } from "./bytes.ts";
+
+const SLASH = 0x2f;
+const NUL = 0;
+
+/** Sorts keys by their UTF-8 bytes; the default sort agrees unless a surrogate or U+E000.. occurs. */
+export function sortKeys(keys: string[]): void {
+  if (keys.some((k) => BEYOND_SURROGATES.test(k))) keys.sort(compareBytewise);
+  else keys.sort();
+}
+
+const BEYOND_SURROGATES = /[\ud800-\uffff]/;
+
+/** One read of a directory: its served files and candidate subdirectories, in path order. Immutable. */
+export class Listing {
+  /** Every key's UTF-8 bytes, each followed by a NUL. */
+  readonly text: Buffer;
+  /** Where each key starts in `text`; `text.length` last. */
+  readonly starts: Uint32Array;
+  /** The candidate subdirectories' names, in order. */
+  readonly subdirs: readonly string[];
+  /** The key index of each subdirectory. */
+  readonly subdirAt: readonly number[];
+
+  /** @param keys Sort keys, sorted by `sortKeys`. */
+  constructor(keys: readonly string[]) {
+    this.text = Buffer.from(keys.length === 0 ? "" : `${keys.join("\0")}\0`, "utf8");
+    this.starts = new Uint32Array(keys.length + 1);
+    for (let at = 0, k = 0; at < this.text.length; at++) if (this.text[at] === NUL) this.starts[++k] = at + 1;
+    const subdirs: string[] = [];
+    const subdirAt: number[] = [];
+    keys.forEach((key, i) => {
+      if (!key.endsWith("/")) return;
+      subdirs.push(key.slice(0, -1));
+      subdirAt.push(i);
+    });
+    this.subdirs = subdirs;
+    this.subdirAt = subdirAt;
+  }
+
+  /** How many keys. */
+  get length(): number {
+    return this.starts.length - 1;
+  }
+
+  /** How many served files. */
+  get files(): number {
+    return this.length - this.subdirs.length;
+  }
+
+  /** Whether both hold the same keys. */
+  equals(other: Listing): boolean {
+    return this.text.equals(other.text);
+  }
+
+  /** Whether key `i` is a directory's. */
+  isDir(i: number): boolean {
+    return this.text[this.starts[i + 1] - 2] === SLASH;
+  }
+
+  /** The name of key `i`. */
+  name(i: number): string {
+    return this.text.toString("utf8", this.starts[i], this.starts[i + 1] - (this.isDir(i) ? 2 : 1));
+  }
+
+  /** Compares the names of keys `i` and `j`, bytewise. */
+  compareNames(i: number, j: number): number {
+    const iEnd = this.starts[i + 1] - (this.isDir(i) ? 2 : 1);
+    const jEnd = this.starts[j + 1] - (this.isDir(j) ? 2 : 1);
+    return compareBytes(this.text, this.starts[i], iEnd, this.text, this.starts[j], jEnd);
+  }
+
+  /** The byte length of key `i`. */
+  keyLength(i: number): number {
+    return this.starts[i + 1] - 1 - this.starts[i];
+  }
+
+  /** Compares key `i` with `s` from byte `from` on, bytewise. */
+  compareKey(i: number, s: Uint8Array, from: number): number {
+    return compareBytes(this.text, this.starts[i], this.starts[i + 1] - 1, s, from, s.length);
+  }
+
+  /** Whether key `i` is a prefix of `s` from byte `from` on. */
+  isPrefixOf(i: number, s: Uint8Array, from: number): boolean {
+    const length = this.keyLength(i);
+    if (from + length > s.length) return false;
+    return compareBytes(this.text, this.starts[i], this.starts[i] + length, s, from, from + length) === 0;
+  }
+
+  /** The first key index greater than `s` from byte `from` on. */
+  firstAfter(s: Uint8Array, from: number): number {
+    let lo = 0;
+    let hi = this.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.compareKey(mid, s, from) > 0) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }
+
+  /** The index of the key that holds byte `at`. */
+  keyAt(at: number): number {
+    let lo = 0;
+    let hi = this.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.starts[mid] <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+}
+
+/** A validated subtree: a listing and the subtrees of its subdirectories. Immutable. */
+export class Tree {
+  readonly listing: Listing;
+  /** Per subdirectory of `listing`: its subtree, `null` when it is gone. */
+  readonly children: readonly (Tree | null)[];
+  /** Served files in this subtree. */
+  readonly count: number;
+  #digest: string | undefined;
+
+  constructor(listing: Listing, children: readonly (Tree | null)[]) {
+    this.listing = listing;
+    this.children = children;
+    let count = listing.files;
+    for (const child of children) if (child) count += child.count;
+    this.count = count;
+  }
+
+  /**
+   * SHA-256 over the served paths of this subtree, made from the children's
+   * digests: `name\0` per file and `name/<digest>\0` per subdirectory with
+   * something served, in order. So it changes exactly when a served path is
+   * added or removed, and a listing without subdirectories is its own text.
+   */
+  get digest(): string {
+    if (this.#digest === undefined) {
+      const { text, starts, subdirAt } = this.listing;
+      const hash = createHash("sha256");
+      let from = 0;
+      subdirAt.forEach((i, k) => {
+        hash.update(text.subarray(from, starts[i]));
+        const child = this.children[k];
+        if (child?.count) {
+          hash.update(text.subarray(starts[i], starts[i + 1] - 1)).update(`${child.digest}\0`);
+        }
+        from = starts[i + 1];
+      });
+      this.#digest = hash.update(text.subarray(from)).digest("hex");
+    }
+    return this.#digest;
+  }
+}
+
+/** The digest of an empty served-path set. */
+export const EMPTY_DIGEST: string = createHash("sha256").digest("hex");
+
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+/**
+ * One page of a path search: the served paths containing a query that come
+ * after a position, in bytewise order, until one match past the page.
+ */
+export class Search {
+  /** The matches, at most `max`. */
+  readonly paths: string[] = [];
+  /** Whether a match follows the page. */
+  more = false;
+  readonly #query: string;
+  readonly #needle: Buffer;
+  readonly #max: number;
+  /** No `/` in the query: it lies within one segment, so names are searched, not whole paths. */
+  readonly #plain: boolean;
+
+  constructor(query: string, max: number) {
+    this.#query = query;
+    this.#needle = Buffer.from(query, "utf8");
+    this.#max = max;
+    this.#plain = !query.includes("/");
+  }
+
+  /** Searches `tree` (the root's) after the path `after`. */
+  run(tree: Tree, after: string | undefined): this {
+    // No path holds a NUL or a lone surrogate: such a query matches nothing.
+    if (this.#query.includes("\0") || LONE_SURROGATE.test(this.#query)) return this;
+    this.#walk(tree, "", after === undefined ? undefined : Buffer.from(after, "utf8"), 0, false);
+    return this;
+  }
+
+  /**
+   * Walks a subtree whose directory path is `prefix` (empty or ending in
+   * `/`). `position`, from byte `from` on, is where to start relative to
+   * it, when the start lies inside; `hit`: the directory path already
+   * contains the (plain) query. Returns whether the page is complete.
+   */
+  #walk(tree: Tree, prefix: string, position: Buffer | undefined, from: number, hit: boolean): boolean {
+    const { listing, children } = tree;
+    const { subdirs, subdirAt } = listing;
+    let i = 0;
+    if (position !== undefined) {
+      i = listing.firstAfter(position, from);
+      // The subdirectory holding the position, if any, is the key just before.
+      const j = i - 1;
+      if (j >= 0 && listing.isDir(j) && listing.isPrefixOf(j, position, from)) {
+        const k = subdirAt.indexOf(j);
+        const child = children[k];
+        const name = subdirs[k];
+        const inside = from + listing.keyLength(j);
+        if (child?.count && this.#walk(child, `${prefix}${name}/`, position, inside, this.#hit(hit, name))) {
+          return true;
+        }
+      }
+    }
+    // Between two subdirectories the keys are files: each run is searched at once.
+    for (let k = lowerBound(subdirAt, i);; k++) {
+      const end = k < subdirs.length ? subdirAt[k] : listing.length;
+      if (i < end && this.#files(listing, prefix, i, end, hit)) return true;
+      if (k === subdirs.length) return false;
+      const child = children[k];
+      const name = subdirs[k];
+      if (child?.count && this.#walk(child, `${prefix}${name}/`, undefined, 0, this.#hit(hit, name))) {
+        return true;
+      }
+      i = end + 1;
+    }
+  }
+
+  #hit(hit: boolean, name: string): boolean {
+    return hit || (this.#plain && name.includes(this.#query));
+  }
+
+  /** Collects the matches among keys `from` to `to`, all files. */
+  #files(listing: Listing, prefix: string, from: number, to: number, hit: boolean): boolean {
+    if (hit || !this.#plain) {
+      for (let i = from; i < to; i++) {
+        const path = prefix + listing.name(i);
+        if ((hit || path.includes(this.#query)) && this.#add(path)) return true;
+      }
+      return false;
+    }
+    const { text, starts } = listing;
+    const end = starts[to];
+    for (let at = text.indexOf(this.#needle, starts[from]); at >= 0 && at < end;) {
+      const i = listing.keyAt(at);
+      if (this.#add(prefix + listing.name(i))) return true;
+      at = text.indexOf(this.#needle, starts[i + 1]);
+    }
+    return false;
+  }
+
+  /** Adds a match; when the page is already full, notes that more follow and returns true instead. */
+  #add(path: string): boolean {
+    if (this.paths.length === this.#max) {
+      this.more = true;
+      return true;
+    }
+    this.paths.push(path);
+    return false;
+  }
+}
+
+/** Compares `a[aStart..aEnd)` with `b[bStart..bEnd)`, bytewise. */
+function compareBytes(
+  a: Uint8Array,
+  aStart: number,
+  aEnd: number,
+  b: Uint8Array,
+  bStart: number,
+  bEnd: number,
+) {
+  const n = Math.min(aEnd - aStart, bEnd - bStart);
+  for (let i = 0; i < n; i++) {
+    const d = a[aStart + i] - b[bStart + i];
+    if (d !== 0) return d;
+  }
+  return aEnd - aStart - (bEnd - bStart);
+}
+
+/** The first index of a sorted array whose value is at least `value`. */
+function lowerBound(sorted: readonly number[], value: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

@@ -1,0 +1,118 @@
+/**
+ * The substring searches behind `search_text` (one is picked per runtime by
+ * a measured self-test, so each must be checked on its own), and the window
+ * buffer a process keeps across calls.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import {
+  anchoredSearch,
+  bytesSearch,
+  rarestByte,
+  type SearchMethod,
+  windowSearch,
+} from "../src/tools/search_text.ts";
+import { traverseAll, withInProcess } from "./_inprocess.ts";
+
+/** Every match offset of `needle` in `haystack`, overlapping ones included, the slow way. */
+function naive(haystack: Uint8Array, needle: Uint8Array): number[] {
+  const out: number[] = [];
+  for (let at = 0; at + needle.length <= haystack.length; at++) {
+    let i = 0;
+    while (i < needle.length && haystack[at + i] === needle[i]) i++;
+    if (i === needle.length) out.push(at);
+  }
+  return out;
+}
+
+function allMatches(method: SearchMethod, haystack: Buffer, needle: Buffer, step: (at: number) => number) {
+  const find = method(needle)(haystack);
+  const out: number[] = [];
+  for (let at = find(0); at >= 0; at = find(step(at))) out.push(at);
+  return out;
+}
+
+/** A small deterministic PRNG (mulberry32). */
+function prng(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const METHODS: [string, SearchMethod][] = [["bytesSearch", bytesSearch], ["anchoredSearch", anchoredSearch]];
+
+test("both search methods find exactly the matches a naive scan finds, from any offset", () => {
+  const random = prng(7);
+  // Small alphabets make partial and overlapping matches common; one includes bytes >= 0x80.
+  const alphabets = [[0x61, 0x62], [0x61, 0x62, 0x0a, 0x51], [0x61, 0xc3, 0xa9, 0x80, 0xff, 0x0a], [
+    0x00,
+    0x7a,
+  ]];
+  for (let round = 0; round < 400; round++) {
+    const alphabet = alphabets[round % alphabets.length];
+    const pick = () => alphabet[Math.floor(random() * alphabet.length)];
+    const haystack = Buffer.from(Array.from({ length: Math.floor(random() * 300) }, pick));
+    const needle = Buffer.from(Array.from({ length: 1 + Math.floor(random() * 6) }, pick));
+    const want = naive(haystack, needle);
+    for (const [name, method] of METHODS) {
+      assert.deepEqual(allMatches(method, haystack, needle, (at) => at + 1), want, `${name} ${round}`);
+      // From past the end, and resuming after a whole match (as search_text does after a line).
+      assert.equal(method(needle)(haystack)(haystack.length + 1), -1, name);
+      const disjoint = allMatches(method, haystack, needle, (at) => at + needle.length);
+      assert.deepEqual(disjoint, disjointOf(want, needle.length), `${name} ${round} disjoint`);
+    }
+  }
+});
+
+function disjointOf(matches: number[], length: number): number[] {
+  const out: number[] = [];
+  for (const at of matches) if (out.length === 0 || at >= out[out.length - 1] + length) out.push(at);
+  return out;
+}
+
+test("a match at the very start or end of the window, or the whole window, is found", () => {
+  for (const [name, method] of METHODS) {
+    const needle = Buffer.from("Qz7é");
+    assert.equal(method(needle)(Buffer.from("Qz7é and more"))(0), 0, name);
+    assert.equal(method(needle)(Buffer.from("more and Qz7é"))(0), 9, name);
+    assert.equal(method(needle)(Buffer.from("Qz7é"))(0), 0, name);
+    assert.equal(method(needle)(Buffer.from("Qz7"))(0), -1, name);
+    assert.equal(method(needle)(Buffer.from(""))(0), -1, name);
+    // The anchor byte occurs often, and just before the end, without a match.
+    assert.equal(method(needle)(Buffer.from("QQQQQQQQQQQQQQQQ".repeat(100) + "Qz7"))(0), -1, name);
+  }
+});
+
+test("the anchor is the needle's rarest byte in typical text", () => {
+  assert.equal(rarestByte(Buffer.from("the")), 1); // h is rarer than t and e
+  assert.equal(rarestByte(Buffer.from("Qz7NeedleX9")), 0); // Q is the rarest
+  assert.equal(rarestByte(Buffer.from("eeeez")), 4);
+  assert.equal(rarestByte(Buffer.from("e")), 0);
+  assert.equal(rarestByte(Buffer.from("é e")), 1); // a continuation byte over its lead byte
+});
+
+test("the self-test picks one of the two methods, once", () => {
+  const chosen = windowSearch();
+  assert.ok(chosen === bytesSearch || chosen === anchoredSearch);
+  assert.equal(windowSearch(), chosen);
+});
+
+test("a window buffer kept from an earlier, larger scan never makes a window exceed the budget (in-process)", async () => {
+  const big = Buffer.from("hay and more hay\n".repeat(40_000) + "needle\n"); // ~680 KB: a large buffer
+  await withInProcess({ "big.txt": big }, {}, async (server) => {
+    const { items, pages } = await traverseAll(server, "search_text", { query: "needle" });
+    assert.deepEqual(items, [{ path: "big.txt", line: 40_001, text: "needle" }]);
+    assert.equal(pages.length, 1);
+  });
+  const small = Buffer.from("x".repeat(4_095) + "\n").toString().repeat(16) + "needle\n";
+  await withInProcess({ "s.txt": small }, { limits: { searchScanBytes: 4_096 } }, async (server) => {
+    const { items, pages } = await traverseAll(server, "search_text", { query: "needle" });
+    assert.deepEqual(items, [{ path: "s.txt", line: 17, text: "needle" }]);
+    // 4,096-byte windows at a 4,096-byte budget: one window per call, so 16 lines take 17 calls.
+    assert.equal(pages.length, 17);
+  });
+});

@@ -117,10 +117,11 @@ function servedModernOnly(server: McpServer): McpServer {
     });
     return Promise.resolve();
   };
-  server.close = () => {
+  server.close = async () => {
     const current = connection;
     connection = undefined;
-    return current ? current.close() : detach(); // the entry's close calls back here to detach
+    if (current) await current.close(); // ends the entry, which calls back here (then `current` is unset)
+    await detach(); // also when the peer ended the connection first: detaching twice is harmless
   };
   return server;
 }

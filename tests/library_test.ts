@@ -78,3 +78,25 @@ test("the official v2 client pinned to 2026-07-28 works over createServer's in-m
     dir.cleanup();
   }
 });
+
+test("after the peer closes the in-memory connection, the same server can be connected again", async () => {
+  const dir = makeRoot({ "a.txt": "alpha\n" });
+  const server = createServer(openRoot({ root: dir.path, include: ["**"] }));
+  try {
+    for (let round = 0; round < 2; round++) {
+      const [client, serverSide] = InMemoryTransport.createLinkedPair();
+      await server.connect(serverSide);
+      const answered = new Promise<Record<string, unknown>>((resolve) => {
+        client.onmessage = (m) => resolve(m as Record<string, unknown>);
+      });
+      await client.start();
+      await client.send({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: META } });
+      const discover = (await answered) as { result: { supportedVersions: string[] } };
+      assert.deepEqual(discover.result.supportedVersions, ["2026-07-28"], `round ${round}`);
+      await client.close(); // the peer ends the connection
+      await server.close();
+    }
+  } finally {
+    dir.cleanup();
+  }
+});

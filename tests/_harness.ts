@@ -82,6 +82,33 @@ export function serverCommand(root: string, args: readonly string[]): { cmd: str
 // deno-lint-ignore no-explicit-any
 export type Response = { jsonrpc: "2.0"; id: string | number | null; result?: any; error?: any };
 
+/** Responses awaited by id (the JSON of the id), as both harnesses keep them. */
+export type Waiting = Map<string, (r: Response) => void>;
+
+/**
+ * Registers a waiter for `message`'s id, sends the message with `write`, and
+ * resolves with the response, or rejects after `timeoutMs` or when `write` fails.
+ */
+export function awaitReply(
+  waiting: Waiting,
+  message: Record<string, unknown>,
+  timeoutMs: number,
+  write: () => unknown,
+): Promise<Response> {
+  const key = JSON.stringify(message.id);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      waiting.delete(key);
+      reject(new Error(`no response to ${key} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    waiting.set(key, (r) => {
+      clearTimeout(timer);
+      resolve(r);
+    });
+    Promise.resolve().then(write).catch(reject);
+  });
+}
+
 /** A running server and a line-oriented JSON-RPC client for it. */
 export class Server {
   readonly child: ChildProcess;
@@ -139,18 +166,7 @@ export class Server {
 
   /** Sends a raw message and waits for the response with its id. */
   send(message: Record<string, unknown>, timeoutMs = 20_000): Promise<Response> {
-    const key = JSON.stringify(message.id);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#waiting.delete(key);
-        reject(new Error(`no response to ${key} within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.#waiting.set(key, (r) => {
-        clearTimeout(timer);
-        resolve(r);
-      });
-      this.writeLine(JSON.stringify(message));
-    });
+    return awaitReply(this.#waiting, message, timeoutMs, () => this.writeLine(JSON.stringify(message)));
   }
 
   /** Sends a 2026-07-28 request. */

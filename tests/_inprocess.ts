@@ -13,7 +13,7 @@
  */
 import { InMemoryTransport, type JSONRPCMessage } from "@modelcontextprotocol/server";
 import { createServer, type Limits, openRoot, type Root } from "../mod.ts";
-import { makeRoot, META, type Response, structured, type TempRoot } from "./_harness.ts";
+import { awaitReply, makeRoot, META, type Response, structured, type TempRoot } from "./_harness.ts";
 
 /** What `traverseAll` needs: anything that can call a tool (either harness). */
 export interface Caller {
@@ -73,18 +73,12 @@ export class InProcessServer implements Caller {
 
   /** Sends a raw message and waits for the response with its id. */
   send(message: Record<string, unknown>, timeoutMs = 20_000): Promise<Response> {
-    const key = JSON.stringify(message.id);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#waiting.delete(key);
-        reject(new Error(`no response to ${key} within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.#waiting.set(key, (r) => {
-        clearTimeout(timer);
-        resolve(r);
-      });
-      this.#client.send(message as unknown as JSONRPCMessage).catch(reject);
-    });
+    return awaitReply(
+      this.#waiting,
+      message,
+      timeoutMs,
+      () => this.#client.send(message as unknown as JSONRPCMessage),
+    );
   }
 
   /** Sends a 2026-07-28 request. */

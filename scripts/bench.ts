@@ -109,6 +109,8 @@ interface Runtime {
   server(root: string, extra?: string[]): RpcClient;
   /** Starts the bare-SDK no-op server. */
   noop(): RpcClient;
+  /** Starts the bare-SDK server that replays the read pages recorded in `pagesFile`. */
+  replay(pagesFile: string): RpcClient;
   /** The runtime's empty start, for the cold-start baseline. */
   empty(): Promise<number>;
 }
@@ -126,6 +128,7 @@ const nodeRuntime: Runtime = {
     );
   },
   noop: () => new RpcClient("node", [`${NPM}/.bench/noop_server.mjs`], "node noop"),
+  replay: (pagesFile) => new RpcClient("node", [`${NPM}/.bench/replay_server.mjs`, pagesFile], "node replay"),
   empty: () => timeSpawn("node", ["-e", "0"]),
 };
 
@@ -152,6 +155,19 @@ const denoRuntime: Runtime = {
   },
   noop: () =>
     new RpcClient(DENO, ["run", "--no-prompt", `${REPO}/scripts/bench/noop_server.ts`], "deno noop", REPO),
+  replay: (pagesFile) =>
+    new RpcClient(
+      DENO,
+      [
+        "run",
+        "--no-prompt",
+        `--allow-read=${pagesFile}`,
+        `${REPO}/scripts/bench/replay_server.ts`,
+        pagesFile,
+      ],
+      "deno replay",
+      REPO,
+    ),
   empty: () => timeSpawn(DENO, ["eval", "0"]),
 };
 
@@ -202,17 +218,19 @@ const ms = (n: number) => `${n.toFixed(n < 10 ? 2 : 0)} ms`;
 // deno-lint-ignore no-explicit-any
 type Item = any;
 
-/** Follows `next_cursor` to null; returns every item and the number of calls. */
+/** Follows `next_cursor` to null; returns every item and the number of calls (and keeps the pages in `pages`). */
 async function traverse(
   client: RpcClient,
   tool: string,
   args: Record<string, unknown>,
+  pages?: Item[],
 ): Promise<{ items: Item[]; calls: number }> {
   const items: Item[] = [];
   let cursor: string | null = null;
   let calls = 0;
   do {
     const page = await client.call(tool, cursor === null ? args : { ...args, cursor });
+    pages?.push(page);
     calls++;
     for (const item of page.items) items.push(item);
     cursor = page.next_cursor;
@@ -515,13 +533,17 @@ async function read(rt: Runtime, oneMiB: boolean): Promise<void> {
   const file = `${root}/big.txt`;
   const size = (await Deno.stat(file)).size;
   fileSha ??= createHash("sha256").update(await Deno.readFile(file)).digest("hex");
+  if (rt.name === "node") await prepareNodeBaselines();
   const { client, idle } = await startMeasured(rt, root, oneMiB ? ONE_MIB_RESULT : []);
   const key = oneMiB ? "read_1m" : "read";
+  const pagesFile = await Deno.makeTempFile({ prefix: "ptc-fs-mcp-bench-pages-", suffix: ".jsonl" });
   try {
     let calls = 0;
+    let recorded = false;
     const run = async () => {
+      const pages: Item[] = [];
       const t0 = performance.now();
-      const result = await traverse(client, "read_text_file", { path: "big.txt" });
+      const result = await traverse(client, "read_text_file", { path: "big.txt" }, pages);
       const t = performance.now() - t0;
       calls = result.calls;
       const hash = createHash("sha256");
@@ -534,24 +556,27 @@ async function read(rt: Runtime, oneMiB: boolean): Promise<void> {
       }
       check(offset === size, `read ${offset} bytes of ${size}`);
       check(hash.digest("hex") === fileSha, "sha256 of the reconstructed file equals the file's");
+      if (!recorded) {
+        await Deno.writeTextFile(pagesFile, pages.map((page) => JSON.stringify(page) + "\n").join(""));
+        recorded = true;
+      }
       return t;
     };
-    const r = await interleaved(REPS, async () => (await timeShell(`cat big.txt > /dev/null`, root)).ms, run);
+    const cat = async () => (await timeShell(`cat big.txt > /dev/null`, root)).ms;
+    const r = await interleaved(REPS, cat, run);
     const mib = SIZES.readBytes / 1024 / 1024;
+    const scenario = `read_text_file full traversal of a ${mib} MiB UTF-8 file` +
+      (oneMiB ? ", --max-result-bytes 1048576" : ", default limits");
     record(
       key,
       {
-        scenario: `read_text_file full traversal of a ${mib} MiB UTF-8 file` +
-          (oneMiB ? ", --max-result-bytes 1048576" : ", default limits"),
+        scenario,
         baseline: "`cat FILE > /dev/null`",
         target: oneMiB ? 25 : 60,
         targetText: oneMiB ? "≤ 25×" : "≤ 60×",
       },
       rt.name,
       r.server / r.base,
-    );
-    detail(
-      `${rt.name} ${key}: ${calls} calls` + (VERBOSE ? `; server ${ms(r.server)}, cat ${ms(r.base)}` : ""),
     );
     await recordPeak(
       `rss_${key}`,
@@ -560,21 +585,58 @@ async function read(rt: Runtime, oneMiB: boolean): Promise<void> {
       client,
       idle,
     );
+    await client.close();
+
+    // The floor: the same client and calls against a bare SDK server that replays the recorded
+    // pages from memory, so only the protocol, the SDK, the pipe and the client are left.
+    const replay = rt.replay(pagesFile);
+    try {
+      await replay.discover();
+      const floor = await interleaved(REPS, cat, async () => {
+        const t0 = performance.now();
+        const result = await traverse(replay, "read_text_file", { path: "big.txt" });
+        const t = performance.now() - t0;
+        check(result.calls === calls, `the replay answered ${result.calls} calls, not ${calls}`);
+        return t;
+      });
+      record(
+        `${key}_floor`,
+        {
+          scenario: `the same traversal against a bare SDK server replaying its pages from memory (floor)`,
+          baseline: "`cat FILE > /dev/null`",
+          target: Infinity,
+          targetText: "reference",
+        },
+        rt.name,
+        floor.server / floor.base,
+      );
+      detail(
+        `${rt.name} ${key}: ${calls} calls; the server takes ${(r.server / floor.server).toFixed(2)}× ` +
+          `the bare-SDK floor` +
+          (VERBOSE ? ` (server ${ms(r.server)}, floor ${ms(floor.server)}, cat ${ms(r.base)})` : ""),
+      );
+    } finally {
+      await replay.close();
+    }
   } finally {
     await client.close();
+    await Deno.remove(pagesFile).catch(() => {});
   }
 }
 
-async function prepareNodeNoop(): Promise<void> {
+/** Puts the bare-SDK servers (plain JavaScript) beside the npm build's `node_modules`. */
+async function prepareNodeBaselines(): Promise<void> {
   await Deno.mkdir(`${NPM}/.bench`, { recursive: true });
-  await Deno.copyFile(`${REPO}/scripts/bench/noop_server.ts`, `${NPM}/.bench/noop_server.mjs`);
+  for (const name of ["noop_server", "replay_server"]) {
+    await Deno.copyFile(`${REPO}/scripts/bench/${name}.ts`, `${NPM}/.bench/${name}.mjs`);
+  }
 }
 
 async function smallReads(rt: Runtime): Promise<void> {
   const root = await smallCorpus(SIZES.smallFiles);
   const names = [...Deno.readDirSync(`${root}/s`)].map((e) => `s/${e.name}`).sort(byString);
   const contents = new Map(names.map((n) => [n, Deno.readTextFileSync(`${root}/${n}`)]));
-  if (rt.name === "node") await prepareNodeNoop();
+  if (rt.name === "node") await prepareNodeBaselines();
   const server = rt.server(root);
   const noop = rt.noop();
   try {
@@ -772,7 +834,9 @@ function table(): string {
     "list_all",
     "list_root",
     "read",
+    "read_floor",
     "read_1m",
+    "read_1m_floor",
     "small_p50",
     "small_p99",
     "cold_start",
@@ -797,7 +861,7 @@ function table(): string {
       continue;
     }
     const node = row.ratios.node;
-    const met = node === undefined ? "—" : node <= row.target ? "✓" : "✗";
+    const met = node === undefined || row.target === Infinity ? "—" : node <= row.target ? "✓" : "✗";
     lines.push(
       `| ${row.scenario} | ${row.baseline} | ${ratioText(node)} | ${ratioText(row.ratios.deno)} | ` +
         `${row.targetText} | ${met} |`,

@@ -10,7 +10,8 @@
  * once as the JSON string of the text block, which adds a backslash before
  * every `"` and `\` of `J` (`J` holds no other character JSON escapes). So a
  * page costs one `JSON.stringify`, and an item the same bytes whichever page
- * it lands on.
+ * it lands on. (`toolResult` in `wire.ts` builds the result; its stdio
+ * encoding writes these same bytes.)
  *
  * @module
  */
@@ -45,14 +46,6 @@ export interface Envelope {
   readonly maxBytes: number;
   /** The `serverInfo` the SDK stamps into every result's `_meta`. */
   readonly serverInfo: { readonly name: string; readonly version: string };
-}
-
-/** The MCP tool result for a structured value: structured content plus the same JSON as text. */
-export function toolResult<T extends object>(structured: T) {
-  return {
-    content: [{ type: "text" as const, text: JSON.stringify(structured) }],
-    structuredContent: structured as unknown as Record<string, unknown>,
-  };
 }
 
 /** The JSON-RPC line that carries a tool result, as the SDK writes it. */

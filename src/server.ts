@@ -11,7 +11,7 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { CursorCodec } from "./cursor.ts";
 import { VersionGate } from "./version_gate.ts";
 import { ToolError } from "./errors.ts";
-import { toolResult } from "./page.ts";
+import { toolResult } from "./wire.ts";
 import type { Root } from "./root.ts";
 import { SERVER_NAME, VERSION } from "./version.ts";
 import type { Tool } from "./tools/tool.ts";

@@ -7,7 +7,6 @@
  */
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { ConfigError } from "../errors.ts";
 import type { Limits } from "../limits.ts";
 import { openRoot } from "../root.ts";
@@ -15,6 +14,7 @@ import { createServer } from "../server.ts";
 import type { FsPort } from "../ports/fs_port.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
 import { limitLines, MAX_LINE_BYTES } from "./line_limit.ts";
+import { StdioLineTransport } from "./stdio_transport.ts";
 
 /** Exit status for a configuration error (`EX_USAGE`). */
 export const EXIT_USAGE = 64;
@@ -108,7 +108,7 @@ export function runCli(args: readonly string[], fs: FsPort): void {
     }
     const root = openRoot({ ...action.serve, fs });
     if (!root.selector.reachesRootLevel) process.stderr.write(`${READ_ONLY_WARNING}\n`);
-    const stdio = new StdioServerTransport(limitLines(process.stdin), process.stdout, {
+    const stdio = new StdioLineTransport(limitLines(process.stdin), process.stdout, {
       maxBufferSize: 2 * MAX_LINE_BYTES, // never reached: limitLines drops longer lines first
     });
     createServer(root).connect(stdio);

@@ -23,8 +23,9 @@ import { checkPathArgument, openServedFile, readFully } from "../confine.ts";
 import { assertState } from "../cursor.ts";
 import { STALE_CURSOR_MESSAGE, ToolError } from "../errors.ts";
 import { Digest } from "../hashing.ts";
-import { encodedSize, itemCost, pageSchema, STRING_BYTE_COST } from "../page.ts";
+import { encodedSize, itemCost, type Page, pageSchema, STRING_BYTE_COST } from "../page.ts";
 import type { FileHandle, FileInfo } from "../ports/fs_port.ts";
+import { type ByteSink, setJsonWriter } from "../wire.ts";
 import { pageCap, pagingArgs, READ_ONLY, type Tool, type ToolContext } from "./tool.ts";
 
 const item = z.object({
@@ -142,12 +143,31 @@ export const readTextFile: Tool<typeof inputSchema, ReturnType<typeof pageSchema
           throw new Error("read_text_file: the cursor length changed");
         }
       }
-      return { items, next_cursor: next, content_hash: hash };
+      const page = { items, next_cursor: next, content_hash: hash };
+      const pageBytes = bytes.slice(0, end); // a copy: the read buffer serves the next call
+      setJsonWriter(page, (sink) => writePageJson(sink, page, pageBytes, ends));
+      return page;
     } finally {
       handle.close();
     }
   },
 };
+
+/**
+ * Writes the UTF-8 of `JSON.stringify(page)` straight from the bytes its
+ * items were decoded from (`ends`: the item ends in `bytes`), so the text
+ * is never serialised as a string. Keys in the order the page object has.
+ */
+function writePageJson(sink: ByteSink, page: Page<Item>, bytes: Uint8Array, ends: readonly number[]): void {
+  sink.text('{"items":[');
+  for (let i = 0, start = 0; i < ends.length; start = ends[i++]) {
+    sink.text(`${i === 0 ? "" : ","}{"byte_offset":${page.items[i].byte_offset},"text":"`);
+    sink.jsonStringBody(bytes.subarray(start, ends[i]));
+    sink.text('"}');
+  }
+  const { next_cursor, content_hash } = page;
+  sink.text(`],"next_cursor":${JSON.stringify(next_cursor)},"content_hash":${JSON.stringify(content_hash)}}`);
+}
 
 let scratchBuffer = new Uint8Array(0);
 

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import "./node_heap.ts"; // first: before anything else allocates
 import process from "node:process";
 import { nodePort } from "../ports/node.ts";
 import { runCli } from "./run.ts";

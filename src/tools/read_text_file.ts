@@ -14,6 +14,7 @@
  * how long it is (which depends only on the digits of its position). So the
  * page is the longest that fits, exactly, and each item is decoded once.
  * On stdio, the page's JSON is written straight from those bytes (`wire.ts`).
+ * On stdio, the page's JSON is written straight from those bytes (`wire.ts`).
  *
  * @module
  */

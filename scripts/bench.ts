@@ -639,87 +639,92 @@ async function prepareNodeBaselines(): Promise<void> {
   }
 }
 
+/** Repetitions of the small-read scenario, each with fresh processes. */
+const SMALL_READ_ROUNDS = QUICK_MODE ? 2 : 5;
+
 async function smallReads(rt: Runtime): Promise<void> {
   const root = await smallCorpus(SIZES.smallFiles);
   const names = [...Deno.readDirSync(`${root}/s`)].map((e) => `s/${e.name}`).sort(byString);
   const contents = new Map(names.map((n) => [n, Deno.readTextFileSync(`${root}/${n}`)]));
   if (rt.name === "node") await prepareNodeBaselines();
-  const server = rt.server(root);
-  const noop = rt.noop();
-  try {
-    await server.discover();
-    await noop.discover();
-    const readAll = async () => {
-      const times: number[] = [];
-      for (const name of names) {
-        const t0 = performance.now();
-        const page = await server.call("read_text_file", { path: name });
-        times.push(performance.now() - t0);
-        check(page.next_cursor === null, `${name} is one page`);
-        check(
-          page.items.map((i: { text: string }) => i.text).join("") === contents.get(name),
-          `${name} content`,
-        );
-      }
-      return times;
-    };
-    const noopAll = async () => {
-      const times: number[] = [];
-      for (const name of names) {
-        const t0 = performance.now();
-        await noop.call("noop", { path: name });
-        times.push(performance.now() - t0);
-      }
-      return times;
-    };
-    await readAll();
-    await noopAll();
-    const p50: number[] = [];
-    const p99: number[] = [];
-    const b50: number[] = [];
-    const b99: number[] = [];
-    for (let i = 0; i < REPS; i++) {
+  const p50: number[] = [];
+  const p99: number[] = [];
+  const b50: number[] = [];
+  const b99: number[] = [];
+  // Fresh processes each round: how the scheduler places one process for its whole life moved
+  // the no-op's p50 between 0.2 and 0.45 ms, so one pair of processes decided the ratio.
+  for (let round = 0; round < SMALL_READ_ROUNDS; round++) {
+    const server = rt.server(root);
+    const noop = rt.noop();
+    try {
+      await server.discover();
+      await noop.discover();
+      const readAll = async () => {
+        const times: number[] = [];
+        for (const name of names) {
+          const t0 = performance.now();
+          const page = await server.call("read_text_file", { path: name });
+          times.push(performance.now() - t0);
+          check(page.next_cursor === null, `${name} is one page`);
+          check(
+            page.items.map((i: { text: string }) => i.text).join("") === contents.get(name),
+            `${name} content`,
+          );
+        }
+        return times;
+      };
+      const noopAll = async () => {
+        const times: number[] = [];
+        for (const name of names) {
+          const t0 = performance.now();
+          await noop.call("noop", { path: name });
+          times.push(performance.now() - t0);
+        }
+        return times;
+      };
+      await readAll();
+      await noopAll();
       const b = await noopAll();
-      const s = await readAll();
+      const t = await readAll();
       b50.push(percentile(b, 50));
       b99.push(percentile(b, 99));
-      p50.push(percentile(s, 50));
-      p99.push(percentile(s, 99));
+      p50.push(percentile(t, 50));
+      p99.push(percentile(t, 99));
+    } finally {
+      await server.close();
+      await noop.close();
     }
-    const base = {
-      baseline: "the same client calling a no-op tool on a bare SDK McpServer (serveStdio)",
-    };
-    record(
-      "small_p50",
-      {
-        ...base,
-        scenario: `${names.length} sequential small-file reads, p50`,
-        target: 1.5,
-        targetText: "≤ 1.5×",
-      },
-      rt.name,
-      median(p50) / median(b50),
+  }
+  const base = {
+    baseline: "the same client calling a no-op tool on a bare SDK McpServer (serveStdio)",
+  };
+  record(
+    "small_p50",
+    {
+      ...base,
+      scenario: `${names.length} sequential small-file reads, p50`,
+      target: 1.5,
+      targetText: "≤ 1.5×",
+    },
+    rt.name,
+    median(p50) / median(b50),
+  );
+  record(
+    "small_p99",
+    {
+      ...base,
+      scenario: `${names.length} sequential small-file reads, p99`,
+      target: 2,
+      targetText: "≤ 2×",
+    },
+    rt.name,
+    median(p99) / median(b99),
+  );
+  if (VERBOSE) {
+    detail(
+      `${rt.name} small reads (${SMALL_READ_ROUNDS} rounds, fresh processes): p50 ${ms(median(p50))} / ` +
+        `noop ${ms(median(b50))}, p99 ${ms(median(p99))} / noop ${ms(median(b99))}`,
     );
-    record(
-      "small_p99",
-      {
-        ...base,
-        scenario: `${names.length} sequential small-file reads, p99`,
-        target: 2,
-        targetText: "≤ 2×",
-      },
-      rt.name,
-      median(p99) / median(b99),
-    );
-    if (VERBOSE) {
-      detail(
-        `${rt.name} small reads: p50 ${ms(median(p50))} / noop ${ms(median(b50))}, ` +
-          `p99 ${ms(median(p99))} / noop ${ms(median(b99))}`,
-      );
-    }
-  } finally {
-    await server.close();
-    await noop.close();
   }
 }
 

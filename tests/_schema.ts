@@ -1,6 +1,7 @@
 /**
  * Validates responses against the published MCP 2026-07-28 JSON schema
- * (`../shared/mcp-2026-07-28/schema.json`) with ajv in 2020-12 mode.
+ * (`tests/fixtures/mcp-2026-07-28/schema.json`, a copy; see the README
+ * there for its source and license) with ajv in 2020-12 mode.
  *
  * @module
  */
@@ -18,7 +19,7 @@ export type ResponseKind =
 
 // deno-lint-ignore no-explicit-any
 const schema: any = JSON.parse(
-  readFileSync(join(REPO, "..", "shared", "mcp-2026-07-28", "schema.json"), "utf8"),
+  readFileSync(join(REPO, "tests", "fixtures", "mcp-2026-07-28", "schema.json"), "utf8"),
 );
 // The published `JSONValue` omits numbers and `null`, so a structuredContent with
 // `line: 3` or `next_cursor: null` would fail. Patch the loaded copy to the JSON

@@ -15,6 +15,7 @@ import { garbageCampaign } from "./garbage.ts";
 import { pathsCampaign } from "./fuzz_paths.ts";
 import { racesCampaign } from "./races.ts";
 import { selectorCampaign } from "./fuzz_selector.ts";
+import { shutdownCampaign } from "./shutdown.ts";
 import type { Campaign } from "./util.ts";
 
 export type { Campaign, CampaignOptions, CampaignResult, Scale } from "./util.ts";
@@ -32,4 +33,5 @@ export const CAMPAIGNS: readonly Campaign[] = [
   concurrencyCampaign,
   crashCampaign,
   cancelCampaign,
+  shutdownCampaign,
 ];

@@ -13,8 +13,7 @@ import { openRoot } from "../root.ts";
 import { createServer } from "../server.ts";
 import type { FsPort } from "../ports/fs_port.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
-import { limitLines, MAX_LINE_BYTES } from "./line_limit.ts";
-import { StdioLineTransport } from "./stdio_transport.ts";
+import { StdioTransport } from "./stdio.ts";
 
 /** Exit status for a configuration error (`EX_USAGE`). */
 export const EXIT_USAGE = 64;
@@ -93,8 +92,9 @@ export function parseFlags(args: readonly string[]): CliAction {
 
 /**
  * Runs the command line: prints help or version, or opens the root and
- * serves it over stdio until stdin closes. A configuration error prints one
- * line on stderr and exits with `EXIT_USAGE`.
+ * serves it over stdio until stdin ends or SIGTERM or SIGINT arrives; then
+ * it answers every request already received and exits with status 0. A
+ * configuration error prints one line on stderr and exits with `EXIT_USAGE`.
  *
  * @param args The arguments after the program name.
  * @param fs The filesystem port of this runtime.
@@ -108,9 +108,10 @@ export function runCli(args: readonly string[], fs: FsPort): void {
     }
     const root = openRoot({ ...action.serve, fs });
     if (!root.selector.reachesRootLevel) process.stderr.write(`${READ_ONLY_WARNING}\n`);
-    const stdio = new StdioLineTransport(limitLines(process.stdin), process.stdout, {
-      maxBufferSize: 2 * MAX_LINE_BYTES, // never reached: limitLines drops longer lines first
-    });
+    const stdio = new StdioTransport(process.stdin, process.stdout);
+    process.on("SIGTERM", stdio.finish);
+    process.on("SIGINT", stdio.finish);
+    stdio.closed.then(() => process.exit(0));
     createServer(root).connect(stdio);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;

@@ -1,0 +1,101 @@
+/**
+ * No reply is lost at shutdown (SPEC section 2): a host that pipes a batch of
+ * requests and then closes stdin, or sends SIGTERM or SIGINT, gets an answer
+ * to every request the server received, and the process exits with status 0.
+ * The batch holds three long `search_text` calls, so answers are still being
+ * worked on when the input ends; it is repeated, because a lost answer
+ * showed only in some runs.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import process from "node:process";
+import { makeRoot, META, RUNTIME, serverCommand, type TempRoot } from "./_harness.ts";
+
+/** Rounds per way of ending: the old transport lost an answer in 2 to 4 runs of 10. */
+const EOF_ROUNDS = 10;
+const SIGNAL_ROUNDS = 5;
+
+const request = (id: string, method: string, params: Record<string, unknown> = {}) => ({
+  jsonrpc: "2.0",
+  id,
+  method,
+  params: { ...params, _meta: META },
+});
+const call = (id: string, name: string, args: Record<string, unknown>) =>
+  request(id, "tools/call", { name, arguments: args });
+
+/** The batch, written at once; `discover` last, so its answer means every line was read. */
+const BATCH = [
+  call("search-1", "search_text", { query: "absent needle" }),
+  call("search-2", "search_text", { query: "absent needle", path: "corpus" }),
+  call("search-3", "search_text", { query: "dolor" }),
+  call("read", "read_text_file", { path: "corpus/f00.txt" }),
+  call("list", "list_directory", {}),
+  request("discover", "server/discover"),
+];
+const IDS = BATCH.map((m) => m.id).sort();
+
+/** About 24 MiB of text, so each search runs well past the first answers. */
+function corpus(): TempRoot {
+  const line = "lorem ipsum dolor sit amet ".repeat(40) + "\n";
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 48; i++) files[`corpus/f${String(i).padStart(2, "0")}.txt`] = line.repeat(480);
+  return makeRoot(files);
+}
+
+interface Outcome {
+  ids: string[];
+  code: number | null;
+  signal: string | null;
+}
+
+/**
+ * Starts a server, writes the batch, and ends it: by closing stdin right
+ * after the batch, or by `signal` once the last request was answered.
+ */
+function runBatch(root: string, end: "eof" | "SIGTERM" | "SIGINT"): Promise<Outcome> {
+  const { cmd, args } = serverCommand(root, ["--root", root, "--include", "**"]);
+  const child = spawn(cmd, args, { stdio: ["pipe", "pipe", "ignore"] });
+  const ids: string[] = [];
+  let buffer = "";
+  child.stdout!.setEncoding("utf8");
+  child.stdout!.on("data", (chunk: string) => {
+    buffer += chunk;
+    for (let nl; (nl = buffer.indexOf("\n")) >= 0;) {
+      const id = JSON.parse(buffer.slice(0, nl)).id;
+      buffer = buffer.slice(nl + 1);
+      ids.push(id);
+      // Not `child.kill`: Deno's child_process reports a killed child's exit as that signal.
+      if (id === "discover" && end !== "eof") process.kill(child.pid!, end);
+    }
+  });
+  child.stdin!.write(BATCH.map((m) => JSON.stringify(m) + "\n").join(""));
+  if (end === "eof") child.stdin!.end();
+  return new Promise((resolve) => {
+    child.on("close", (code, signal) => {
+      child.stdin!.destroy();
+      resolve({ ids, code, signal });
+    });
+  });
+}
+
+for (const end of ["eof", "SIGTERM", "SIGINT"] as const) {
+  const rounds = end === "eof" ? EOF_ROUNDS : SIGNAL_ROUNDS;
+  const how = end === "eof" ? "stdin is closed right after the batch" : `${end} arrives mid-batch`;
+  test(`${RUNTIME}: every pipelined request is answered and the exit is 0 when ${how}`, async () => {
+    const root = corpus();
+    try {
+      for (let round = 1; round <= rounds; round++) {
+        const outcome = await runBatch(root.path, end);
+        assert.deepEqual(
+          { ...outcome, ids: outcome.ids.sort() },
+          { ids: IDS, code: 0, signal: null },
+          `round ${round} of ${rounds}`,
+        );
+      }
+    } finally {
+      root.cleanup();
+    }
+  });
+}

@@ -60,11 +60,13 @@ export interface Root {
  *
  * @param options The root directory, globs, limits and port.
  * @returns The opened root.
- * @throws {ConfigError} when the root is missing or not a directory (the
- *   message names its absolute path), or a glob or limit is invalid.
+ * @throws {ConfigError} when the port cannot serve on this platform, the
+ *   root is missing or not a directory (the message names its absolute
+ *   path), or a glob or limit is invalid.
  */
 export function openRoot(options: RootOptions): Root {
   const fs = options.fs ?? defaultPort;
+  if (fs.unsupported !== undefined) throw new ConfigError(fs.unsupported);
   const include = [...(options.include ?? [])];
   const exclude = [...(options.exclude ?? [])];
   const selector = createSelector(include, exclude);

@@ -1,7 +1,8 @@
 /**
  * The command line's manners, on the real binary of each runtime: `-h`,
  * limit flags that name the bound they crossed, a root named by the
- * absolute path that was tried.
+ * absolute path that was tried, and the refusal to start where `node:fs`
+ * lacks the no-follow open.
  *
  * @module
  */
@@ -9,14 +10,27 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { realpathSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
 import { makeRoot, RUNTIME, serverCommand, type TempRoot } from "./_harness.ts";
 import { MAX_LIMIT } from "../src/limits.ts";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
 
 /** Runs the server of this runtime with `args`, in `root` (also its permission scope), stdin closed. */
 function cli(root: TempRoot, args: readonly string[]) {
   const { cmd, args: argv } = serverCommand(root.path, args);
   return spawnSync(cmd, argv, { cwd: root.path, encoding: "utf8", input: "" });
+}
+
+/** Runs `tests/_cli_without`: the command line on a port built without the `node:fs` flags in `drop`. */
+function cliWithout(root: TempRoot, drop: string, args: readonly string[]) {
+  const script = join(HERE, RUNTIME === "deno" ? "_cli_without.ts" : "_cli_without.js");
+  const argv = RUNTIME === "deno"
+    ? ["run", "--no-prompt", `--allow-read=${root.path}`, `--allow-write=${root.path}`, script]
+    : [script];
+  return spawnSync(process.execPath, [...argv, drop, ...args], { encoding: "utf8", input: "" });
 }
 
 /** A temp root whose path is already real, so a path the server resolves can be predicted. */
@@ -82,6 +96,34 @@ test(`${RUNTIME}: a --root that is missing or a file is named by the absolute pa
       file.stderr,
       `ptc-fs-mcp: --root ${JSON.stringify(join(root.path, "notes.txt"))} is not a directory\n`,
     );
+  } finally {
+    root.cleanup();
+  }
+});
+
+test(`${RUNTIME}: where node:fs has no O_NOFOLLOW the server refuses to start with one line`, () => {
+  const root = realRoot({ "a.txt": "a" });
+  try {
+    const args = ["--root", root.path, "--include", "**"];
+    // The same entry with every flag present serves (and ends at end of input).
+    const whole = cliWithout(root, "-", args);
+    assert.equal(whole.status, 0, whole.stderr);
+    assert.equal(whole.stderr, "");
+    const expected = (missing: string) =>
+      `ptc-fs-mcp: cannot start on this platform: node:fs has no ${missing}, without which opening a file ` +
+      "could follow a symbolic link or hang on a FIFO (Windows is not supported)\n";
+    for (
+      const [drop, missing] of [
+        ["O_NOFOLLOW", "O_NOFOLLOW"],
+        ["O_NONBLOCK", "O_NONBLOCK"],
+        ["O_NOFOLLOW,O_NONBLOCK", "O_NOFOLLOW and O_NONBLOCK"],
+      ]
+    ) {
+      const refused = cliWithout(root, drop, args);
+      assert.notEqual(refused.status, 0, drop);
+      assert.equal(refused.stdout, "", drop);
+      assert.equal(refused.stderr, expected(missing));
+    }
   } finally {
     root.cleanup();
   }

@@ -66,12 +66,16 @@ const packageJson = {
   description:
     "A small, exact filesystem MCP server (protocol 2026-07-28) for one confined root, over stdio.",
   license: "MIT",
+  repository: { type: "git", url: "git+https://github.com/andreasronge/ptc-fs-mcp.git" },
+  homepage: "https://github.com/andreasronge/ptc-fs-mcp#readme",
+  bugs: { url: "https://github.com/andreasronge/ptc-fs-mcp/issues" },
   type: "module",
   bin: { "ptc-fs-mcp": "dist/cli.js" },
   main: "./dist/mod.js",
   types: "./dist/mod.d.ts",
   exports: {
-    ".": { types: "./dist/mod.d.ts", import: "./dist/mod.js" },
+    // `default` also serves require(): Node >= 20.19 loads this ES module synchronously (no top-level await).
+    ".": { types: "./dist/mod.d.ts", import: "./dist/mod.js", default: "./dist/mod.js" },
     "./package.json": "./package.json",
   },
   files: ["dist/", "README.md", "LICENSE"],

@@ -1,16 +1,30 @@
 /**
  * A configuration the server cannot start with: a missing root, an invalid
- * glob or limit. The message is one short line fit for stderr.
+ * glob or limit, a port that cannot keep the contract on this platform. The
+ * message is one short line fit for stderr.
  */
 export class ConfigError extends Error {
   /**
+   * The `openRoot` option at fault, in the library's words (`root`,
+   * `limits.maxFileBytes`), when the error is about one option. The message
+   * then starts with it, so a command line can name its flag instead.
+   */
+  readonly option: string | undefined;
+  /** What is wrong: the message without the option's name. */
+  readonly problem: string;
+
+  /**
    * Makes a configuration error.
    *
-   * @param message One short line, without a host path.
+   * @param problem One short line. With `option`, the rest of a sentence
+   *   that starts with the option's name (`must be at most 10`).
+   * @param option The option at fault, if the error is about one.
    */
-  constructor(message: string) {
-    super(message);
+  constructor(problem: string, option?: string) {
+    super(option === undefined ? problem : `${option} ${problem}`);
     this.name = "ConfigError";
+    this.option = option;
+    this.problem = problem;
   }
 }
 

@@ -50,9 +50,23 @@ const MINIMUMS: Readonly<Limits> = {
   maxPathBytes: 1,
 };
 
+/** The largest value any limit takes: the largest integer a number holds exactly. */
+export const MAX_LIMIT = Number.MAX_SAFE_INTEGER;
+
+/** What is wrong with `value` as a limit whose minimum is `min`, or undefined when nothing is. */
+function limitProblem(value: unknown, min: number): string | undefined {
+  const range = `must be an integer from ${min} to ${MAX_LIMIT}`;
+  if (typeof value !== "number" || Number.isNaN(value)) return range;
+  // Name the bound that was crossed: 1e20 is too large, not "not an integer".
+  if (value > MAX_LIMIT) return `must be at most ${MAX_LIMIT}`;
+  if (value < min) return `must be at least ${min}`;
+  return Number.isInteger(value) ? undefined : range;
+}
+
 /**
- * Merges partial limits over the defaults, refusing anything that is not a
- * safe integer at or above its minimum.
+ * Merges partial limits over the defaults, refusing anything that is not an
+ * integer from its minimum to `MAX_LIMIT`. An error names the limit as
+ * `limits.<key>` (its `option`), so the command line can name its flag.
  *
  * @throws {ConfigError} when a limit is unknown or out of range.
  */
@@ -60,11 +74,9 @@ export function resolveLimits(partial: Partial<Limits> = {}): Limits {
   const limits: Record<string, number> = { ...DEFAULT_LIMITS };
   for (const [key, value] of Object.entries(partial)) {
     if (value === undefined) continue;
-    if (!Object.hasOwn(DEFAULT_LIMITS, key)) throw new ConfigError(`unknown limit "${key}"`);
-    const min = MINIMUMS[key as keyof Limits];
-    if (!Number.isSafeInteger(value) || value < min) {
-      throw new ConfigError(`limit "${key}" must be an integer of at least ${min}`);
-    }
+    if (!Object.hasOwn(DEFAULT_LIMITS, key)) throw new ConfigError(`unknown limit ${JSON.stringify(key)}`);
+    const problem = limitProblem(value, MINIMUMS[key as keyof Limits]);
+    if (problem !== undefined) throw new ConfigError(problem, `limits.${key}`);
     limits[key] = value;
   }
   return limits as unknown as Limits;

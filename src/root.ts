@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { resolve } from "node:path";
 import { ConfigError } from "./errors.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
 import { createSelector, type Selector } from "./selector.ts";
@@ -59,25 +60,40 @@ export interface Root {
  *
  * @param options The root directory, globs, limits and port.
  * @returns The opened root.
- * @throws {ConfigError} when the root is missing or not a directory, or a
- *   glob or limit is invalid.
+ * @throws {ConfigError} when the port cannot serve on this platform, the
+ *   root is missing or not a directory (the message names its absolute
+ *   path), or a glob or limit is invalid.
  */
 export function openRoot(options: RootOptions): Root {
   const fs = options.fs ?? defaultPort;
+  if (fs.unsupported !== undefined) throw new ConfigError(fs.unsupported);
   const include = [...(options.include ?? [])];
   const exclude = [...(options.exclude ?? [])];
   const selector = createSelector(include, exclude);
   const limits = resolveLimits(options.limits);
   if (typeof options.root !== "string" || options.root === "") {
-    throw new ConfigError("--root is required");
+    throw new ConfigError("is required", "root");
   }
+  // The caller's own argument, made absolute, so a relative root that missed says where it looked.
+  const given = absolute(options.root);
   let path: string;
   try {
-    path = fs.realPath(options.root);
+    path = fs.realPath(given);
   } catch {
-    throw new ConfigError("the root does not exist or cannot be read");
+    throw new ConfigError(`${JSON.stringify(given)} does not exist or cannot be read`, "root");
   }
-  if (fs.lstat(path)?.kind !== "directory") throw new ConfigError("the root is not a directory");
+  if (fs.lstat(path)?.kind !== "directory") {
+    throw new ConfigError(`${JSON.stringify(given)} is not a directory`, "root");
+  }
   const inventory = new Inventory(fs, path, selector, limits.maxDepth);
   return Object.freeze({ path, include, exclude, selector, limits, fs, inventory });
+}
+
+/** `path` resolved against the working directory, or as given when there is none (it was removed). */
+function absolute(path: string): string {
+  try {
+    return resolve(path);
+  } catch {
+    return path; // only the working directory lookup can fail
+  }
 }

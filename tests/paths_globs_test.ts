@@ -2,7 +2,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
+import process from "node:process";
 import {
   compileGlob,
   ConfigError,
@@ -278,14 +279,11 @@ test("openRoot pins the root by its real path and accepts valid options", () => 
   }
 });
 
-test("openRoot throws ConfigError for a missing root, a file, a bad glob or a bad limit", () => {
+test("openRoot throws ConfigError for a bad glob or a bad limit, without naming the host path", () => {
   const dir = mkdtempSync(join(tmpdir(), "ptc-fs-mcp-paths-"));
   try {
-    writeFileSync(join(dir, "file.txt"), "x");
     const bad: [string, () => unknown][] = [
-      ["a missing root", () => openRoot({ root: join(dir, "missing"), include: ["**"] })],
       ["an empty root", () => openRoot({ root: "", include: ["**"] })],
-      ["a file as root", () => openRoot({ root: join(dir, "file.txt"), include: ["**"] })],
       ["an invalid include", () => openRoot({ root: dir, include: ["a**"] })],
       ["an invalid exclude", () => openRoot({ root: dir, include: ["**"], exclude: ["/abs"] })],
       ["a zero limit", () => openRoot({ root: dir, include: ["**"], limits: { maxDepth: 0 } })],
@@ -304,6 +302,44 @@ test("openRoot throws ConfigError for a missing root, a file, a bad glob or a ba
         return true;
       });
     }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("openRoot names a missing root or a file as root by its absolute path, also when given relative", () => {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "ptc-fs-mcp-paths-")));
+  try {
+    writeFileSync(join(dir, "file.txt"), "x");
+    const refusal = (root: string) => {
+      try {
+        openRoot({ root, include: ["**"] });
+      } catch (error) {
+        assert.ok(error instanceof ConfigError, String(error));
+        assert.equal(error.option, "root");
+        return error.message;
+      }
+      assert.fail(`opened ${root}`);
+    };
+    const missing = join(dir, "missing");
+    const expected = `root ${JSON.stringify(missing)} does not exist or cannot be read`;
+    assert.equal(refusal(missing), expected);
+    // The caller's own argument, so it is no secret; relative, it is shown resolved.
+    assert.equal(refusal(relative(process.cwd(), missing)), expected);
+    assert.equal(
+      refusal(join(dir, "file.txt")),
+      `root ${JSON.stringify(join(dir, "file.txt"))} is not a directory`,
+    );
+    assert.equal(
+      refusal(join(dir, "file.txt", "below")),
+      `root ${JSON.stringify(join(dir, "file.txt", "below"))} does not exist or cannot be read`,
+    );
+    // A name with a newline stays on one line.
+    assert.equal(
+      refusal(join(dir, "a\nb")),
+      `root ${JSON.stringify(join(dir, "a\nb"))} does not exist or cannot be read`,
+    );
+    assert.ok(!refusal(join(dir, "a\nb")).includes("\n"));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

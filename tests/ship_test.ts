@@ -1,9 +1,9 @@
 /**
  * What ships: the npm tarball, installed into a fresh project, starts from
  * its bin and from an absolute node under an empty environment, imports as
- * ESM, type-checks as TypeScript, and runs the embedding example; the host
- * document's hermetic transport starts exactly as written; the JSR dry run
- * passes; the demo runs.
+ * ESM, requires as CommonJS, type-checks as TypeScript, and runs the
+ * embedding example; the host document's hermetic transport starts exactly
+ * as written; the JSR dry run passes; the demo runs.
  *
  * The package checks need the npm build, which exists before the Node suite
  * runs (`node --test <npm out>/.test/tests/`), so they run there and are
@@ -216,6 +216,17 @@ test("npm: npm pack yields ptc-fs-mcp-<version>.tgz with the build output, docs 
   const manifest = JSON.parse(readFileSync(join(NPM_OUT, "package.json"), "utf8"));
   assert.equal(manifest.version, VERSION);
   assert.equal(manifest.bin["ptc-fs-mcp"], "dist/cli.js");
+  assert.deepEqual(manifest.repository, {
+    type: "git",
+    url: "git+https://github.com/andreasronge/ptc-fs-mcp.git",
+  });
+  assert.equal(manifest.homepage, "https://github.com/andreasronge/ptc-fs-mcp#readme");
+  assert.deepEqual(manifest.bugs, { url: "https://github.com/andreasronge/ptc-fs-mcp/issues" });
+  assert.deepEqual(manifest.exports["."], {
+    types: "./dist/mod.d.ts",
+    import: "./dist/mod.js",
+    default: "./dist/mod.js",
+  });
   assert.equal(readFileSync(join(NPM_OUT, "dist", "cli.js"), "utf8").split("\n")[0], "#!/usr/bin/env node");
 });
 
@@ -295,6 +306,68 @@ console.log(JSON.stringify({
     assert.deepEqual(report.limits, { ...DEFAULT_LIMITS });
     assert.equal(report.server, "McpServer");
     assert.equal(report.served, true);
+    assert.equal(report.refused, true);
+  } finally {
+    root.cleanup();
+  }
+});
+
+test("npm: a CommonJS consumer requires the library, writes a file and reads it back", {
+  skip: NODE_ONLY,
+}, async () => {
+  const { project } = await installed();
+  // The consumer project is "type": "module", so `.cjs` makes this file CommonJS.
+  writeFileSync(
+    join(project, "consumer.cjs"),
+    `const { Client } = require("@modelcontextprotocol/client");
+const { InMemoryTransport } = require("@modelcontextprotocol/server");
+const lib = require("ptc-fs-mcp");
+const { ConfigError, createServer, openRoot } = lib;
+(async () => {
+  const root = openRoot({ root: process.argv[2], include: ["**"] });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await createServer(root).connect(serverSide);
+  const client = new Client({ name: "cjs-consumer", version: "1.0.0" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+  });
+  await client.connect(clientSide);
+  const call = async (name, args) => (await client.callTool({ name, arguments: args })).structuredContent;
+  const written = await call("write_text_file", { path: "from-cjs.md", content: "required, not imported\\n" });
+  const read = await call("read_text_file", { path: "from-cjs.md" });
+  await client.close();
+  let refused = false;
+  try { openRoot({ root: process.argv[2], include: ["/abs"] }); } catch (e) { refused = e instanceof ConfigError; }
+  console.log(JSON.stringify({
+    resolved: require.resolve("ptc-fs-mcp"),
+    exports: Object.keys(lib).sort(),
+    written,
+    read,
+    refused,
+  }));
+})().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
+`,
+  );
+  const root = makeRoot();
+  try {
+    const result = run(process.execPath, ["consumer.cjs", root.path], { cwd: project });
+    assertRan(result, "node consumer.cjs");
+    const report = JSON.parse(result.stdout);
+    assert.equal(report.resolved, join(project, "node_modules", "ptc-fs-mcp", "dist", "mod.js"));
+    for (const name of ["openRoot", "createServer", "DEFAULT_LIMITS", "ConfigError", "ToolError"]) {
+      assert.ok(report.exports.includes(name), name);
+    }
+    const content = "required, not imported\n";
+    assert.deepEqual(report.written, {
+      path: "from-cjs.md",
+      bytes: content.length,
+      content_hash: sha256(content),
+    });
+    assert.deepEqual(report.read.items, [{ byte_offset: 0, text: content }]);
+    assert.equal(report.read.content_hash, sha256(content));
+    assert.equal(readFileSync(join(root.path, "from-cjs.md"), "utf8"), content);
     assert.equal(report.refused, true);
   } finally {
     root.cleanup();

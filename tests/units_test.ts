@@ -14,7 +14,7 @@ import { META, RUNTIME, type Server, withServer } from "./_harness.ts";
 import { charBoundary, compareBytewise, utf8, utf8Length } from "../src/bytes.ts";
 import { assertState, CursorCodec, MAX_CURSOR_LENGTH } from "../src/cursor.ts";
 import { ConfigError, INVALID_CURSOR_MESSAGE, STALE_CURSOR_MESSAGE, ToolError } from "../src/errors.ts";
-import { DEFAULT_LIMITS, type Limits, MIN_RESULT_BYTES, resolveLimits } from "../src/limits.ts";
+import { DEFAULT_LIMITS, type Limits, MAX_LIMIT, MIN_RESULT_BYTES, resolveLimits } from "../src/limits.ts";
 import { encodedSize, type Envelope, fitPage, type Page } from "../src/page.ts";
 import { SERVER_NAME, VERSION } from "../src/version.ts";
 
@@ -353,26 +353,54 @@ test("resolveLimits merges valid values over the defaults and skips undefined on
   );
 });
 
-test("resolveLimits refuses unknown keys, non-integers and values below the minimum", () => {
-  const refuses = (partial: unknown, pattern: RegExp) =>
+test("resolveLimits refuses unknown keys, non-integers and values out of range, naming limits.<key>", () => {
+  const refuses = (partial: unknown, message: string | RegExp) =>
     assert.throws(
       () => resolveLimits(partial as Partial<Limits>),
-      (error: unknown) => error instanceof ConfigError && pattern.test(error.message),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError, String(error));
+        if (typeof message === "string") assert.equal(error.message, message);
+        else assert.match(error.message, message);
+        return true;
+      },
       `${Object.keys(partial as object)}: ${String(Object.values(partial as object))}`,
     );
   for (const key of ["maxResults", "max_depth", "toString", "constructor", "hasOwnProperty", "valueOf"]) {
-    refuses({ [key]: 10 }, /^unknown limit/);
+    refuses({ [key]: 10 }, `unknown limit "${key}"`);
   }
-  refuses(JSON.parse('{"__proto__": 10}'), /^unknown limit/);
+  refuses(JSON.parse('{"__proto__": 10}'), 'unknown limit "__proto__"');
   for (const key of LIMIT_KEYS) {
-    for (const value of [1.5, -1, Number.NaN, Infinity, 2 ** 53, "100", null, true, 10n]) {
-      refuses({ [key]: value }, new RegExp(`^limit "${key}" must be an integer of at least \\d+$`));
+    for (const value of [MIN_RESULT_BYTES + 0.5, Number.NaN, "100", null, true, 10n]) {
+      refuses({ [key]: value }, new RegExp(`^limits\\.${key} must be an integer from \\d+ to ${MAX_LIMIT}$`));
     }
+    // A value past a bound names that bound, not "must be an integer".
+    for (const value of [MAX_LIMIT + 1, 2 ** 64, 1e20, Infinity]) {
+      refuses({ [key]: value }, `limits.${key} must be at most ${MAX_LIMIT}`);
+    }
+    for (const value of [-1, -Infinity]) {
+      refuses({ [key]: value }, new RegExp(`^limits\\.${key} must be at least \\d+$`));
+    }
+    assert.equal(resolveLimits({ [key]: MAX_LIMIT })[key], MAX_LIMIT);
   }
-  refuses({ maxResultBytes: MIN_RESULT_BYTES - 1 }, /at least 1024/);
-  refuses({ maxPageItems: 0 }, /at least 1$/);
-  refuses({ maxDepth: 0 }, /at least 1$/);
-  refuses({ maxQueryBytes: 0 }, /at least 1$/);
-  refuses({ readChunkBytes: 3 }, /at least 4$/);
+  refuses({ maxResultBytes: MIN_RESULT_BYTES - 1 }, "limits.maxResultBytes must be at least 1024");
+  refuses({ maxPageItems: 0 }, "limits.maxPageItems must be at least 1");
+  refuses({ maxDepth: 0 }, "limits.maxDepth must be at least 1");
+  refuses({ maxQueryBytes: 0 }, "limits.maxQueryBytes must be at least 1");
+  refuses({ readChunkBytes: 3 }, "limits.readChunkBytes must be at least 4");
+  refuses({ maxFileBytes: 1.5 }, `limits.maxFileBytes must be an integer from 0 to ${MAX_LIMIT}`);
   assert.equal(resolveLimits({ readChunkBytes: 4 }).readChunkBytes, 4);
+});
+
+test("a ConfigError about a limit carries the option and the problem apart", () => {
+  assert.throws(() => resolveLimits({ maxFileBytes: 1e20 }), (error: unknown) => {
+    assert.ok(error instanceof ConfigError);
+    assert.equal(error.option, "limits.maxFileBytes");
+    assert.equal(error.problem, `must be at most ${MAX_LIMIT}`);
+    assert.equal(error.message, `limits.maxFileBytes must be at most ${MAX_LIMIT}`);
+    return true;
+  });
+  const plain = new ConfigError("invalid glob");
+  assert.equal(plain.option, undefined);
+  assert.equal(plain.problem, "invalid glob");
+  assert.equal(plain.message, "invalid glob");
 });

@@ -33,7 +33,7 @@ Serves the files under <dir> to an MCP client (protocol 2026-07-28) over stdio.
   --max-write-bytes <n>     largest write_text_file payload (default 65536)
   --max-file-bytes <n>      largest file read or searched (default 268435456)
   --max-result-bytes <n>    ceiling of one encoded result (default 48000)
-  --help                    print this help
+  -h, --help                print this help
   --version                 print the version
 
 Globs: * matches within one path segment, ** matches any number of segments.
@@ -44,6 +44,18 @@ const LIMIT_FLAGS = {
   "max-file-bytes": "maxFileBytes",
   "max-result-bytes": "maxResultBytes",
 } as const satisfies Record<string, keyof Limits>;
+
+/** The flag of each `openRoot` option a `ConfigError` can name, so an error names what the user typed. */
+const FLAG_OF: Readonly<Record<string, string>> = {
+  root: "--root",
+  ...Object.fromEntries(Object.entries(LIMIT_FLAGS).map(([flag, key]) => [`limits.${key}`, `--${flag}`])),
+};
+
+/** A configuration error in the command line's words: the flag, not the library option. */
+function cliMessage(error: ConfigError): string {
+  const flag = error.option === undefined ? undefined : FLAG_OF[error.option];
+  return flag === undefined ? error.message : `${flag} ${error.problem}`;
+}
 
 /** What the flags ask for: text to print, or a root to serve. */
 export type CliAction =
@@ -65,7 +77,7 @@ export function parseFlags(args: readonly string[]): CliAction {
         "max-write-bytes": { type: "string" },
         "max-file-bytes": { type: "string" },
         "max-result-bytes": { type: "string" },
-        help: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
         version: { type: "boolean" },
       },
     });
@@ -115,7 +127,7 @@ export function runCli(args: readonly string[], fs: FsPort): void {
     createServer(root).connect(stdio);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`${SERVER_NAME}: ${error.message}\n`);
+    process.stderr.write(`${SERVER_NAME}: ${cliMessage(error)}\n`);
     process.exit(EXIT_USAGE);
   }
 }

@@ -81,6 +81,12 @@ export class FsError extends Error {
 
 /** The filesystem primitives the core needs. Paths are absolute. */
 export interface FsPort {
+  /**
+   * Set when this runtime lacks a primitive the port needs to keep the
+   * contract (`node:fs` without `O_NOFOLLOW` on Windows): one line saying
+   * which. `openRoot` then refuses to open a root with this port.
+   */
+  readonly unsupported?: string;
   /** Resolves every link in `path` (used once, to pin the root). */
   realPath(path: string): string;
   /** No-follow stat; `null` when nothing is there. */

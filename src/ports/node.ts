@@ -14,6 +14,7 @@ import {
   FsError,
   type FsPort,
 } from "./fs_port.ts";
+import { missingOpenFlags } from "./capabilities.ts";
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
 
@@ -89,8 +90,10 @@ function handle(fd: number): FileHandle {
   };
 }
 
-/** The `FsPort` for Node.js. */
+/** The `FsPort` for Node.js; `unsupported` where `node:fs` lacks the no-follow open (Windows). */
 export const nodePort: FsPort = {
+  unsupported: missingOpenFlags(fs.constants),
+
   realPath: (path) => attempt(() => fs.realpathSync(path)),
 
   lstat(path) {

@@ -1,0 +1,130 @@
+/**
+ * The command line's manners, on the real binary of each runtime: `-h`,
+ * limit flags that name the bound they crossed, a root named by the
+ * absolute path that was tried, and the refusal to start where `node:fs`
+ * lacks the no-follow open.
+ *
+ * @module
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { realpathSync } from "node:fs";
+import { dirname, join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { makeRoot, RUNTIME, serverCommand, type TempRoot } from "./_harness.ts";
+import { MAX_LIMIT } from "../src/limits.ts";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+/** Runs the server of this runtime with `args`, in `root` (also its permission scope), stdin closed. */
+function cli(root: TempRoot, args: readonly string[]) {
+  const { cmd, args: argv } = serverCommand(root.path, args);
+  return spawnSync(cmd, argv, { cwd: root.path, encoding: "utf8", input: "" });
+}
+
+/** Runs `tests/_cli_without`: the command line on a port built without the `node:fs` flags in `drop`. */
+function cliWithout(root: TempRoot, drop: string, args: readonly string[]) {
+  const script = join(HERE, RUNTIME === "deno" ? "_cli_without.ts" : "_cli_without.js");
+  const argv = RUNTIME === "deno"
+    ? ["run", "--no-prompt", `--allow-read=${root.path}`, `--allow-write=${root.path}`, script]
+    : [script];
+  return spawnSync(process.execPath, [...argv, drop, ...args], { encoding: "utf8", input: "" });
+}
+
+/** A temp root whose path is already real, so a path the server resolves can be predicted. */
+function realRoot(files: Record<string, string> = {}): TempRoot {
+  const root = makeRoot(files);
+  return { path: realpathSync(root.path), cleanup: root.cleanup };
+}
+
+test(`${RUNTIME}: -h prints the same help as --help and exits 0`, () => {
+  const root = realRoot();
+  try {
+    const long = cli(root, ["--help"]);
+    const short = cli(root, ["-h"]);
+    assert.equal(short.status, 0, short.stderr);
+    assert.equal(short.stderr, "");
+    assert.equal(short.stdout, long.stdout);
+    assert.match(short.stdout, /^Usage: ptc-fs-mcp --root <dir>/);
+    assert.match(short.stdout, /\n {2}-h, --help {16}print this help\n/);
+  } finally {
+    root.cleanup();
+  }
+});
+
+test(`${RUNTIME}: a limit flag past its largest value names that bound and the flag`, () => {
+  const root = realRoot();
+  try {
+    for (const flag of ["--max-write-bytes", "--max-file-bytes", "--max-result-bytes"]) {
+      for (const value of ["99999999999999999999", String(MAX_LIMIT + 1)]) {
+        const result = cli(root, ["--root", root.path, "--include", "**", flag, value]);
+        assert.equal(result.status, 64, `${flag} ${value}`);
+        assert.equal(result.stdout, "");
+        assert.equal(result.stderr, `ptc-fs-mcp: ${flag} must be at most ${MAX_LIMIT}\n`);
+      }
+      // The bound itself is accepted: the server starts, and ends at end of input.
+      const largest = cli(root, ["--root", root.path, "--include", "**", flag, String(MAX_LIMIT)]);
+      assert.equal(largest.status, 0, largest.stderr);
+      assert.equal(largest.stderr, "");
+    }
+    const small = cli(root, ["--root", root.path, "--include", "**", "--max-result-bytes", "10"]);
+    assert.equal(small.status, 64);
+    assert.equal(small.stderr, "ptc-fs-mcp: --max-result-bytes must be at least 1024\n");
+    const word = cli(root, ["--root", root.path, "--include", "**", "--max-file-bytes", "1e9"]);
+    assert.equal(word.status, 64);
+    assert.equal(word.stderr, "ptc-fs-mcp: --max-file-bytes must be a whole number of bytes\n");
+  } finally {
+    root.cleanup();
+  }
+});
+
+test(`${RUNTIME}: a --root that is missing or a file is named by the absolute path that was tried`, () => {
+  const root = realRoot({ "notes.txt": "x" });
+  try {
+    const missing = cli(root, ["--root", "workspace", "--include", "**"]);
+    assert.equal(missing.status, 64);
+    assert.equal(missing.stdout, "");
+    assert.equal(
+      missing.stderr,
+      `ptc-fs-mcp: --root ${JSON.stringify(join(root.path, "workspace"))} does not exist or cannot be read\n`,
+    );
+    const file = cli(root, ["--root", "./notes.txt", "--include", "**"]);
+    assert.equal(file.status, 64);
+    assert.equal(
+      file.stderr,
+      `ptc-fs-mcp: --root ${JSON.stringify(join(root.path, "notes.txt"))} is not a directory\n`,
+    );
+  } finally {
+    root.cleanup();
+  }
+});
+
+test(`${RUNTIME}: where node:fs has no O_NOFOLLOW the server refuses to start with one line`, () => {
+  const root = realRoot({ "a.txt": "a" });
+  try {
+    const args = ["--root", root.path, "--include", "**"];
+    // The same entry with every flag present serves (and ends at end of input).
+    const whole = cliWithout(root, "-", args);
+    assert.equal(whole.status, 0, whole.stderr);
+    assert.equal(whole.stderr, "");
+    const expected = (missing: string) =>
+      `ptc-fs-mcp: cannot start on this platform: node:fs has no ${missing}, without which opening a file ` +
+      "could follow a symbolic link or hang on a FIFO (Windows is not supported)\n";
+    for (
+      const [drop, missing] of [
+        ["O_NOFOLLOW", "O_NOFOLLOW"],
+        ["O_NONBLOCK", "O_NONBLOCK"],
+        ["O_NOFOLLOW,O_NONBLOCK", "O_NOFOLLOW and O_NONBLOCK"],
+      ]
+    ) {
+      const refused = cliWithout(root, drop, args);
+      assert.notEqual(refused.status, 0, drop);
+      assert.equal(refused.stdout, "", drop);
+      assert.equal(refused.stderr, expected(missing));
+    }
+  } finally {
+    root.cleanup();
+  }
+});

@@ -52,7 +52,7 @@ const CR = 0x0d;
 
 const item = z.object({
   path: z.string(),
-  line: z.number().int().positive().describe("1-based line number."),
+  line: z.int().min(1).describe("1-based line number."),
   text: z.string().describe("The whole line without its line break, cut to 1,024 bytes."),
 });
 type Item = z.infer<typeof item>;

@@ -49,7 +49,8 @@ export const READ_ONLY: Annotations = Object.freeze({
 /** `cursor` and `limit`, shared by every read tool. */
 export const pagingArgs = {
   cursor: z.string().optional().describe("The next_cursor of the previous page; omit to start."),
-  limit: z.number().int().positive().optional().describe("Most items on this page."),
+  // `min(1)`, not `positive()`: zod writes `positive()` as `exclusiveMinimum`, outside the profile hosts compile.
+  limit: z.int().min(1).optional().describe("Most items on this page."),
 };
 
 /** A `query`: non-empty, one line. Its byte cap is a limit, checked by `checkQuery`. */

@@ -26,7 +26,15 @@ import type { FileInfo } from "../ports/fs_port.ts";
 import type { Root } from "../root.ts";
 import { isTempName } from "../temp_names.ts";
 import { checkQuery } from "./query.ts";
-import { pageCap, pagingArgs, queryArg, READ_ONLY, type Tool, type ToolContext } from "./tool.ts";
+import {
+  argumentsSchema,
+  pageCap,
+  pagingArgs,
+  queryArg,
+  READ_ONLY,
+  type Tool,
+  type ToolContext,
+} from "./tool.ts";
 
 /** Longest `text` of a reported line, in UTF-8 bytes. */
 export const MAX_LINE_TEXT_BYTES = 1_024;
@@ -57,7 +65,7 @@ const item = z.object({
 });
 type Item = z.infer<typeof item>;
 
-const inputSchema = z.strictObject({
+const inputSchema = argumentsSchema({
   query: queryArg,
   path: z.string().optional().describe("Only search this directory (or file), relative to the root."),
   ...pagingArgs,

@@ -6,6 +6,7 @@
  */
 import * as z from "zod";
 import type { CursorCodec } from "../cursor.ts";
+import { quoteArgument } from "../quote.ts";
 import type { Envelope } from "../page.ts";
 import type { Root } from "../root.ts";
 
@@ -45,6 +46,22 @@ export const READ_ONLY: Annotations = Object.freeze({
   idempotentHint: true,
   openWorldHint: false,
 });
+
+/**
+ * The schema of a tool's arguments: exactly the keys of `shape`. An unknown
+ * key is named quoted, as every refused argument is: zod's own message prints
+ * it raw, and the SDK copies that message into the error text, where a key
+ * holding a line break would break the line.
+ */
+export function argumentsSchema<S extends z.ZodRawShape>(shape: S) {
+  return z.strictObject(shape, {
+    error: (issue) => {
+      if (issue.code !== "unrecognized_keys") return undefined; // zod's message names no value
+      const more = issue.keys.length > 1 ? ` and ${issue.keys.length - 1} more` : "";
+      return `unknown argument ${quoteArgument(issue.keys[0])}${more}`;
+    },
+  });
+}
 
 /** `cursor` and `limit`, shared by every read tool. */
 export const pagingArgs = {

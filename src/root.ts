@@ -15,8 +15,8 @@ import { Inventory } from "./inventory.ts";
 export interface RootOptions {
   /** The directory to serve, resolved against the working directory. */
   root: string;
-  /** Globs that select served paths. The default selects nothing. */
-  include?: readonly string[];
+  /** Globs that select served paths; at least one (`["**"]` serves every file). */
+  include: readonly string[];
   /** Globs that narrow the selection. */
   exclude?: readonly string[];
   /** Limits to change; the rest keep `DEFAULT_LIMITS`. */
@@ -59,12 +59,16 @@ export interface Root {
  *
  * @param options The root directory, globs, limits and port.
  * @returns The opened root.
- * @throws {ConfigError} when the root is missing or not a directory, or a
- *   glob or limit is invalid.
+ * @throws {ConfigError} when the root is missing or not a directory, no
+ *   include glob is given, or a glob or limit is invalid.
  */
 export function openRoot(options: RootOptions): Root {
   const fs = options.fs ?? defaultPort;
-  const include = [...(options.include ?? [])];
+  if (!Array.isArray(options.include) || options.include.length === 0) {
+    // An empty selection serves no file: a server that can only answer "not found" is a mistake.
+    throw new ConfigError("include must hold at least one glob; the default serves no file");
+  }
+  const include = [...options.include];
   const exclude = [...(options.exclude ?? [])];
   const selector = createSelector(include, exclude);
   const limits = resolveLimits(options.limits);

@@ -36,7 +36,7 @@ const USAGE = `Usage: ptc-fs-mcp --root <dir> --include <glob> [--include <glob>
 Serves the files under <dir> to an MCP client (protocol 2026-07-28) over stdio.
 
   --root <dir>              directory to serve (required; pinned by its real path)
-  --include <glob>          serve paths matching <glob> (required, repeatable; '**' serves every file)
+  --include <glob>          serve paths matching <glob> (required; repeatable)
   --exclude <glob>          never serve paths matching <glob> (repeatable)
   --max-write-bytes <n>     largest write_text_file payload (default 65536)
   --max-file-bytes <n>      largest file read or searched (default 268435456)
@@ -44,7 +44,8 @@ Serves the files under <dir> to an MCP client (protocol 2026-07-28) over stdio.
   --help                    print this help
   --version                 print the version
 
-Globs: * matches within one path segment, ** matches any number of segments.
+Globs: * matches within one path segment, ** matches any number of segments;
+--include '**' serves every file.
 `;
 
 const LIMIT_FLAGS = {

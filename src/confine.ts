@@ -7,6 +7,7 @@
  */
 import { ToolError } from "./errors.ts";
 import { normalizeRelative } from "./paths.ts";
+import { refuseArgument } from "./quote.ts";
 import type { Root } from "./root.ts";
 import { type FileHandle, type FileInfo, FsError } from "./ports/fs_port.ts";
 import { isTempName } from "./temp_names.ts";
@@ -15,11 +16,12 @@ import { isTempName } from "./temp_names.ts";
 export function checkPathArgument(root: Root, path: string, allowRoot: boolean): string {
   const rel = normalizeRelative(path, root.limits.maxPathBytes);
   if (rel === null) {
-    throw new ToolError(
+    throw refuseArgument(
       "path must be relative, with no '.', '..' or empty segments, no backslash, NUL or drive prefix",
+      path,
     );
   }
-  if (rel === "" && !allowRoot) throw new ToolError("path must name a file, not the root");
+  if (rel === "" && !allowRoot) throw refuseArgument("path must name a file, not the root", path);
   return rel;
 }
 

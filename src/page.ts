@@ -20,23 +20,35 @@ import { ToolError } from "./errors.ts";
 import { utf8Length } from "./bytes.ts";
 
 /** One page of a read tool. */
-export interface Page<T> {
+export type Page<T> = {
   /** The items of this page. */
   items: T[];
   /** Pass back to get the next page; `null` when the traversal is complete. */
   next_cursor: string | null;
   /** `sha256:<hex>` over the bytes this page returned (framing per tool). */
   content_hash: string;
+};
+
+/**
+ * The zod schema of a page of `item`s, as `tools/list` advertises it.
+ *
+ * `next_cursor` is not declared: a nullable property needs a type list
+ * (`["string", "null"]`), which hosts with a bounded schema profile (PtcRunner)
+ * refuse. The root allows extra properties instead and its description
+ * documents `next_cursor`; `Page` types it. The root says
+ * `additionalProperties: true` through `meta`, because zod writes "anything"
+ * as the empty schema `{}`, which means the same but is not the boolean those
+ * hosts require.
+ */
+export function pageSchema<T extends z.ZodType>(item: T) {
+  return z.looseObject({
+    items: z.array(item),
+    content_hash: z.string().describe("sha256:<hex> of the bytes this call returned."),
+  }).meta({ description: PAGE_DESCRIPTION, additionalProperties: true });
 }
 
-/** The zod schema of a page of `item`s. */
-export function pageSchema<T extends z.ZodType>(item: T) {
-  return z.object({
-    items: z.array(item),
-    next_cursor: z.string().nullable().describe("Pass back as `cursor` for the next page; null when done."),
-    content_hash: z.string().describe("sha256:<hex> of the bytes this call returned."),
-  });
-}
+const PAGE_DESCRIPTION = "One page: `items`, `content_hash`, and `next_cursor`, a string to pass back as " +
+  "`cursor` (with the same other arguments) for the next page, or null when the traversal is complete.";
 
 /** What fitting needs to know about the response being built. */
 export interface Envelope {

@@ -16,8 +16,8 @@ import { Inventory } from "./inventory.ts";
 export interface RootOptions {
   /** The directory to serve, resolved against the working directory. */
   root: string;
-  /** Globs that select served paths. The default selects nothing. */
-  include?: readonly string[];
+  /** Globs that select served paths; at least one (`["**"]` serves every file). */
+  include: readonly string[];
   /** Globs that narrow the selection. */
   exclude?: readonly string[];
   /** Limits to change; the rest keep `DEFAULT_LIMITS`. */
@@ -60,14 +60,18 @@ export interface Root {
  *
  * @param options The root directory, globs, limits and port.
  * @returns The opened root.
- * @throws {ConfigError} when the port cannot serve on this platform, the
- *   root is missing or not a directory (the message names its absolute
- *   path), or a glob or limit is invalid.
+ * @throws {ConfigError} when the port cannot serve on this platform, no
+ *   include glob is given, the root is missing or not a directory (the
+ *   message names its absolute path), or a glob or limit is invalid.
  */
 export function openRoot(options: RootOptions): Root {
   const fs = options.fs ?? defaultPort;
   if (fs.unsupported !== undefined) throw new ConfigError(fs.unsupported);
-  const include = [...(options.include ?? [])];
+  if (!Array.isArray(options.include) || options.include.length === 0) {
+    // An empty selection serves no file: a server that can only answer "not found" is a mistake.
+    throw new ConfigError("must hold at least one glob; the default serves no file", "include");
+  }
+  const include = [...options.include];
   const exclude = [...(options.exclude ?? [])];
   const selector = createSelector(include, exclude);
   const limits = resolveLimits(options.limits);

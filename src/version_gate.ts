@@ -15,6 +15,7 @@ import {
   type Transport as SdkTransport,
   type TransportSendOptions as SdkTransportSendOptions,
 } from "@modelcontextprotocol/server";
+import { quoteArgument } from "./quote.ts";
 import { PROTOCOL_VERSION } from "./version.ts";
 
 /** The SDK's `Transport` interface, which `VersionGate` wraps and implements. */
@@ -30,11 +31,14 @@ type Refusal = { code: number; message: string; data?: unknown };
 export function refusalFor(message: JSONRPCMessage): Refusal | null {
   if (!("method" in message) || !("id" in message)) return null; // notifications and responses pass
   const params = (message.params ?? {}) as Record<string, unknown>;
-  const unsupported = (requested: unknown): Refusal => ({
-    code: ProtocolErrorCode.UnsupportedProtocolVersion,
-    message: `Unsupported protocol version: this server speaks only ${PROTOCOL_VERSION}`,
-    data: { supported: [PROTOCOL_VERSION], requested: typeof requested === "string" ? requested : "" },
-  });
+  const unsupported = (claim: unknown): Refusal => {
+    const requested = typeof claim === "string" ? claim : "";
+    return {
+      code: ProtocolErrorCode.UnsupportedProtocolVersion,
+      message: unsupportedVersionMessage(requested),
+      data: { supported: [PROTOCOL_VERSION], requested },
+    };
+  };
   if (message.method === "initialize") return unsupported(params.protocolVersion);
   const meta = params._meta as Record<string, unknown> | undefined;
   const version = meta?.[PROTOCOL_VERSION_META_KEY];
@@ -53,6 +57,17 @@ export function refusalFor(message: JSONRPCMessage): Refusal | null {
     };
   }
   return null;
+}
+
+/**
+ * The `-32022` message. It names both versions because legacy clients and
+ * common tools (SDK v1, the MCP Inspector) show the message, not `data`.
+ * The requested version is quoted as an argument is when it is not a plain
+ * version string, so a strange claim cannot break the line.
+ */
+export function unsupportedVersionMessage(requested: string): string {
+  const shown = /^[\w.-]{1,64}$/.test(requested) ? requested : quoteArgument(requested);
+  return `Unsupported protocol version ${shown}: this server speaks only ${PROTOCOL_VERSION}`;
 }
 
 /** Wraps a transport so that every inbound request passes the protocol gate first. */

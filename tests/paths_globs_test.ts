@@ -291,8 +291,11 @@ test("openRoot throws ConfigError for a bad glob or a bad limit, without naming 
         "a fractional limit",
         () => openRoot({ root: dir, include: ["**"], limits: { maxResultBytes: 1.5e3 + 0.5 } }),
       ],
-      ["a too-small result ceiling", () => openRoot({ root: dir, limits: { maxResultBytes: 10 } })],
-      ["an unknown limit", () => openRoot({ root: dir, limits: { nope: 1 } as never })],
+      [
+        "a too-small result ceiling",
+        () => openRoot({ root: dir, include: ["**"], limits: { maxResultBytes: 10 } }),
+      ],
+      ["an unknown limit", () => openRoot({ root: dir, include: ["**"], limits: { nope: 1 } as never })],
     ];
     for (const [why, open] of bad) {
       assert.throws(open, (error: unknown) => {
@@ -340,6 +343,29 @@ test("openRoot names a missing root or a file as root by its absolute path, also
       `root ${JSON.stringify(join(dir, "a\nb"))} does not exist or cannot be read`,
     );
     assert.ok(!refusal(join(dir, "a\nb")).includes("\n"));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("openRoot refuses a configuration without an include glob: the default serves no file", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ptc-fs-mcp-paths-"));
+  try {
+    const message = "include must hold at least one glob; the default serves no file";
+    for (
+      const options of [
+        { root: dir, include: [] },
+        { root: dir } as never,
+        { root: dir, include: "**" } as never,
+      ]
+    ) {
+      assert.throws(() => openRoot(options), (error: unknown) => {
+        assert.ok(error instanceof ConfigError, String(error));
+        assert.equal(error.message, message);
+        return true;
+      });
+    }
+    assert.equal(openRoot({ root: dir, include: ["*.md"] }).include.length, 1);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -41,8 +41,12 @@ test(`${RUNTIME}: initialize is refused with -32022 and a modern request is stil
     });
     assertValid("JSONRPCErrorResponse", refused);
     assert.equal(refused.error.code, -32022);
-    assert.deepEqual(refused.error.data.supported, ["2026-07-28"]);
-    assert.equal(refused.error.data.requested, "2025-11-25");
+    // Legacy clients show the message, not `data`: it names both versions.
+    assert.equal(
+      refused.error.message,
+      "Unsupported protocol version 2025-11-25: this server speaks only 2026-07-28",
+    );
+    assert.deepEqual(refused.error.data, { supported: ["2026-07-28"], requested: "2025-11-25" });
     const served = await server.request("server/discover");
     assertValid("DiscoverResultResponse", served);
   });
@@ -56,7 +60,18 @@ test(`${RUNTIME}: every request's version is checked, also after a served modern
     const after = await server.request("tools/list", {}, LEGACY);
     assertValid("JSONRPCErrorResponse", after);
     assert.equal(after.error.code, -32022);
+    assert.equal(
+      after.error.message,
+      "Unsupported protocol version 2025-11-25: this server speaks only 2026-07-28",
+    );
     assert.deepEqual(after.error.data, { supported: ["2026-07-28"], requested: "2025-11-25" });
+    const odd = { ...META, "io.modelcontextprotocol/protocolVersion": "2026-07-28\nx" };
+    const strange = await server.request("tools/list", {}, odd);
+    assert.equal(
+      strange.error.message,
+      'Unsupported protocol version "2026-07-28\\nx": this server speaks only 2026-07-28',
+    );
+    assert.equal(strange.error.data.requested, "2026-07-28\nx");
     const call = await server.request("tools/call", { name: "list_directory", arguments: {} }, LEGACY);
     assert.equal(call.error.code, -32022);
   });
@@ -124,17 +139,40 @@ test(`${RUNTIME}: a bad flag exits 64 with one stderr line; --help and --version
   assert.equal(bad.status, 64);
   assert.equal(bad.stderr.trim().split("\n").length, 1);
   assert.equal(bad.stdout, "");
-  const missing = spawnSync(cmd, serverCommand(makeDir(), ["--root", "/nonexistent/ptc-fs-mcp"]).args, {
-    encoding: "utf8",
-  });
+  const missing = spawnSync(
+    cmd,
+    serverCommand(makeDir(), ["--root", "/nonexistent/ptc-fs-mcp", "--include", "**"]).args,
+    {
+      encoding: "utf8",
+    },
+  );
   assert.equal(missing.status, 64);
-  assert.equal(missing.stderr.trim().split("\n").length, 1);
+  assert.equal(
+    missing.stderr,
+    'ptc-fs-mcp: --root "/nonexistent/ptc-fs-mcp" does not exist or cannot be read\n',
+  );
   const version = spawnSync(cmd, serverCommand(makeDir(), ["--version"]).args, { encoding: "utf8" });
   assert.equal(version.status, 0);
   assert.equal(version.stdout.trim(), `ptc-fs-mcp ${VERSION}`);
   const help = spawnSync(cmd, serverCommand(makeDir(), ["--help"]).args, { encoding: "utf8" });
   assert.equal(help.status, 0);
   assert.match(help.stdout, /--include/);
+});
+
+test(`${RUNTIME}: without --include the CLI exits 64 with one stderr line naming --include`, () => {
+  const root = makeDir();
+  const { cmd, args } = serverCommand(root, ["--root", root]);
+  // `input` closes stdin: a server that started anyway would exit 0 instead of hanging the test.
+  const run = spawnSync(cmd, args, { encoding: "utf8", input: "", timeout: 30_000 });
+  assert.equal(run.status, 64);
+  assert.equal(run.stdout, "");
+  assert.equal(
+    run.stderr,
+    "ptc-fs-mcp: at least one --include pattern is required; the default serves no file\n",
+  );
+  const withExclude = spawnSync(cmd, [...args, "--exclude", "**/secret"], { encoding: "utf8", input: "" });
+  assert.equal(withExclude.status, 64);
+  assert.match(withExclude.stderr, /--include/);
 });
 
 test(`${RUNTIME}: a root no include reaches warns on stderr and still starts`, async () => {

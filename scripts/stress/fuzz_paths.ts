@@ -113,7 +113,9 @@ async function run(options: CampaignOptions) {
           tally.fail(`${tool}(${JSON.stringify(path)}): ${reply.error.message}`);
           continue;
         }
-        const refused = reply.result?.isError === true && reply.result.content?.[0]?.text === PATH_RULE;
+        // The refusal names the path after the rule, quoted (see `src/quote.ts`).
+        const refusal = reply.result?.isError === true ? String(reply.result.content?.[0]?.text) : "";
+        const refused = refusal.startsWith(`${PATH_RULE}: "`) && !/[\n\r]/.test(refusal);
         const accepted = normalizeRelative(path) !== null;
         tally.check(
           refused === !accepted,

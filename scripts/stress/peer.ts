@@ -37,9 +37,16 @@ const ERRNO_WORDS = /errno|os error|syscall/i;
 const STACK_FRAME =
   /^\s*at\s|\sat\s\S*\s?\(?\S+:\d+:\d+\)?|file:\/\/\/|node:internal|ext:(?:core|deno)|\.(?:ts|js|mjs):\d+/m;
 
+/**
+ * The quoted argument that ends a refusal (`...: "/abs/path"`, cut ones end in `…`): the client's own
+ * text, which may be a host path the client chose to send.
+ */
+const ECHOED_ARGUMENT = /: "(?:[^"\\]|\\.)*"…?$/;
+
 /** Why an error text breaks the hygiene rule, or `null` when it is clean. */
 export function hygieneProblem(text: string, hostPaths: readonly string[]): string | null {
-  for (const path of hostPaths) if (path !== "" && text.includes(path)) return "contains a host path";
+  const own = text.replace(ECHOED_ARGUMENT, "");
+  for (const path of hostPaths) if (path !== "" && own.includes(path)) return "contains a host path";
   if (STACK_FRAME.test(text)) return "contains a stack frame";
   if (ERRNO_NAME.test(text) || ERRNO_WORDS.test(text)) return "contains an errno code";
   return null;

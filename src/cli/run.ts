@@ -18,17 +18,24 @@ import { StdioTransport } from "./stdio.ts";
 /** Exit status for a configuration error (`EX_USAGE`). */
 export const EXIT_USAGE = 64;
 
+/**
+ * The refusal of a command line without `--include`. The default serves no
+ * file, so such a server could only ever answer "not found": forgetting the
+ * flag is the commonest first-run mistake, and this says so at once.
+ */
+export const NO_INCLUDE = "at least one --include pattern is required; the default serves no file";
+
 /** The warning printed when no include pattern can reach a root-level file. */
 export const READ_ONLY_WARNING = "ptc-fs-mcp: no --include pattern matches a file in the root itself, " +
   "so write_text_file will refuse every call.";
 
-const USAGE = `Usage: ptc-fs-mcp --root <dir> [--include <glob>]... [--exclude <glob>]...
+const USAGE = `Usage: ptc-fs-mcp --root <dir> --include <glob> [--include <glob>]... [--exclude <glob>]...
                   [--max-write-bytes <n>] [--max-file-bytes <n>] [--max-result-bytes <n>]
 
 Serves the files under <dir> to an MCP client (protocol 2026-07-28) over stdio.
 
   --root <dir>              directory to serve (required; pinned by its real path)
-  --include <glob>          serve paths matching <glob> (repeatable; default: nothing)
+  --include <glob>          serve paths matching <glob> (required; repeatable)
   --exclude <glob>          never serve paths matching <glob> (repeatable)
   --max-write-bytes <n>     largest write_text_file payload (default 65536)
   --max-file-bytes <n>      largest file read or searched (default 268435456)
@@ -36,7 +43,8 @@ Serves the files under <dir> to an MCP client (protocol 2026-07-28) over stdio.
   -h, --help                print this help
   --version                 print the version
 
-Globs: * matches within one path segment, ** matches any number of segments.
+Globs: * matches within one path segment, ** matches any number of segments;
+--include '**' serves every file.
 `;
 
 const LIMIT_FLAGS = {
@@ -90,6 +98,7 @@ export function parseFlags(args: readonly string[]): CliAction {
   if (values.help) return { print: USAGE };
   if (values.version) return { print: `${SERVER_NAME} ${VERSION}\n` };
   if (values.root === undefined) throw new ConfigError("--root is required (see --help)");
+  if (values.include === undefined) throw new ConfigError(NO_INCLUDE);
   const limits: Partial<Record<keyof Limits, number>> = {};
   for (const [flag, key] of Object.entries(LIMIT_FLAGS)) {
     const raw = values[flag as keyof typeof LIMIT_FLAGS];
@@ -98,7 +107,7 @@ export function parseFlags(args: readonly string[]): CliAction {
     limits[key] = Number(raw);
   }
   return {
-    serve: { root: values.root, include: values.include ?? [], exclude: values.exclude ?? [], limits },
+    serve: { root: values.root, include: values.include, exclude: values.exclude ?? [], limits },
   };
 }
 

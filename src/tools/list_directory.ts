@@ -17,7 +17,7 @@ import { ToolError } from "../errors.ts";
 import { fitPage, pageSchema } from "../page.ts";
 import type { Entries } from "../inventory.ts";
 import { joinRelative } from "../paths.ts";
-import { pageCap, pagingArgs, READ_ONLY, type Tool } from "./tool.ts";
+import { argumentsSchema, pageCap, pagingArgs, READ_ONLY, type Tool } from "./tool.ts";
 
 const item = z.object({
   name: z.string(),
@@ -26,7 +26,7 @@ const item = z.object({
 });
 type Item = z.infer<typeof item>;
 
-const inputSchema = z.strictObject({
+const inputSchema = argumentsSchema({
   path: z.string().optional().describe("Directory relative to the root; omit for the root."),
   ...pagingArgs,
 });

@@ -1,11 +1,11 @@
 import { utf8Length } from "../bytes.ts";
-import { ToolError } from "../errors.ts";
+import { refuseArgument } from "../quote.ts";
 import type { Root } from "../root.ts";
 
-/** Refuses a query that is empty, spans lines, or exceeds the byte cap. */
+/** Refuses a query that is empty, spans lines, or exceeds the byte cap, naming it. */
 export function checkQuery(root: Root, query: string): void {
-  if (query === "") throw new ToolError("query must not be empty");
-  if (/[\r\n]/.test(query)) throw new ToolError("query must be one line");
+  if (query === "") throw refuseArgument("query must not be empty", query);
+  if (/[\r\n]/.test(query)) throw refuseArgument("query must be one line", query);
   const max = root.limits.maxQueryBytes;
-  if (utf8Length(query) > max) throw new ToolError(`query is longer than ${max} bytes`);
+  if (utf8Length(query) > max) throw refuseArgument(`query is longer than ${max} bytes`, query);
 }

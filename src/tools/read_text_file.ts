@@ -28,7 +28,7 @@ import { Digest } from "../hashing.ts";
 import { encodedSize, itemCost, type Page, pageSchema, STRING_BYTE_COST } from "../page.ts";
 import type { FileHandle, FileInfo } from "../ports/fs_port.ts";
 import { type ByteSink, setJsonWriter } from "../wire.ts";
-import { pageCap, pagingArgs, READ_ONLY, type Tool, type ToolContext } from "./tool.ts";
+import { argumentsSchema, pageCap, pagingArgs, READ_ONLY, type Tool, type ToolContext } from "./tool.ts";
 
 const item = z.object({
   byte_offset: z.number().int().nonnegative().describe("Offset of `text` in the file, in bytes."),
@@ -36,7 +36,7 @@ const item = z.object({
 });
 type Item = z.infer<typeof item>;
 
-const inputSchema = z.strictObject({
+const inputSchema = argumentsSchema({
   path: z.string().describe("File relative to the root."),
   ...pagingArgs,
 });

@@ -12,11 +12,11 @@ import { assertState } from "../cursor.ts";
 import { Digest } from "../hashing.ts";
 import { fitPage, pageSchema } from "../page.ts";
 import { checkQuery } from "./query.ts";
-import { pageCap, pagingArgs, queryArg, READ_ONLY, type Tool } from "./tool.ts";
+import { argumentsSchema, pageCap, pagingArgs, queryArg, READ_ONLY, type Tool } from "./tool.ts";
 
 const item = z.object({ path: z.string().describe("Relative to the root.") });
 
-const inputSchema = z.strictObject({
+const inputSchema = argumentsSchema({
   query: queryArg.describe("Literal substring of the relative path (case-sensitive)."),
   ...pagingArgs,
 });

@@ -26,7 +26,15 @@ import type { FileInfo } from "../ports/fs_port.ts";
 import type { Root } from "../root.ts";
 import { isTempName } from "../temp_names.ts";
 import { checkQuery } from "./query.ts";
-import { pageCap, pagingArgs, queryArg, READ_ONLY, type Tool, type ToolContext } from "./tool.ts";
+import {
+  argumentsSchema,
+  pageCap,
+  pagingArgs,
+  queryArg,
+  READ_ONLY,
+  type Tool,
+  type ToolContext,
+} from "./tool.ts";
 
 /** Longest `text` of a reported line, in UTF-8 bytes. */
 export const MAX_LINE_TEXT_BYTES = 1_024;
@@ -52,12 +60,12 @@ const CR = 0x0d;
 
 const item = z.object({
   path: z.string(),
-  line: z.number().int().positive().describe("1-based line number."),
+  line: z.int().min(1).describe("1-based line number."),
   text: z.string().describe("The whole line without its line break, cut to 1,024 bytes."),
 });
 type Item = z.infer<typeof item>;
 
-const inputSchema = z.strictObject({
+const inputSchema = argumentsSchema({
   query: queryArg,
   path: z.string().optional().describe("Only search this directory (or file), relative to the root."),
   ...pagingArgs,

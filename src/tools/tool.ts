@@ -6,6 +6,7 @@
  */
 import * as z from "zod";
 import type { CursorCodec } from "../cursor.ts";
+import { quoteArgument } from "../quote.ts";
 import type { Envelope } from "../page.ts";
 import type { Root } from "../root.ts";
 
@@ -46,10 +47,27 @@ export const READ_ONLY: Annotations = Object.freeze({
   openWorldHint: false,
 });
 
+/**
+ * The schema of a tool's arguments: exactly the keys of `shape`. An unknown
+ * key is named quoted, as every refused argument is: zod's own message prints
+ * it raw, and the SDK copies that message into the error text, where a key
+ * holding a line break would break the line.
+ */
+export function argumentsSchema<S extends z.ZodRawShape>(shape: S) {
+  return z.strictObject(shape, {
+    error: (issue) => {
+      if (issue.code !== "unrecognized_keys") return undefined; // zod's message names no value
+      const more = issue.keys.length > 1 ? ` and ${issue.keys.length - 1} more` : "";
+      return `unknown argument ${quoteArgument(issue.keys[0])}${more}`;
+    },
+  });
+}
+
 /** `cursor` and `limit`, shared by every read tool. */
 export const pagingArgs = {
   cursor: z.string().optional().describe("The next_cursor of the previous page; omit to start."),
-  limit: z.number().int().positive().optional().describe("Most items on this page."),
+  // `min(1)`, not `positive()`: zod writes `positive()` as `exclusiveMinimum`, outside the profile hosts compile.
+  limit: z.int().min(1).optional().describe("Most items on this page."),
 };
 
 /** A `query`: non-empty, one line. Its byte cap is a limit, checked by `checkQuery`. */

@@ -13,8 +13,9 @@ import { utf8 } from "../bytes.ts";
 import { ToolError } from "../errors.ts";
 import { Digest } from "../hashing.ts";
 import { type FileHandle, FsError } from "../ports/fs_port.ts";
+import { refuseArgument } from "../quote.ts";
 import { isTempName, tempName } from "../temp_names.ts";
-import type { Tool } from "./tool.ts";
+import { argumentsSchema, type Tool } from "./tool.ts";
 
 /** What a write target must look like: one lowercase basename. */
 export const WRITE_NAME = /^[a-z0-9._-]{1,255}$/;
@@ -22,7 +23,7 @@ export const WRITE_NAME = /^[a-z0-9._-]{1,255}$/;
 /** The exact refusal when no include pattern reaches the root level. */
 export const NO_ROOT_LEVEL_INCLUDE = "no --include pattern of this root matches a file in the root itself";
 
-const inputSchema = z.strictObject({
+const inputSchema = argumentsSchema({
   path: z.string().describe("A lowercase file name ([a-z0-9._-]) directly in the root; no directories."),
   content: z.string().describe("The complete new content, as UTF-8 text."),
 });
@@ -51,14 +52,18 @@ export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
   run({ path, content }, { root }) {
     if (!root.selector.reachesRootLevel) throw new ToolError(NO_ROOT_LEVEL_INCLUDE);
     if (!WRITE_NAME.test(path) || path === "." || path === "..") {
-      throw new ToolError("path must be one lowercase file name of [a-z0-9._-], with no directory");
+      throw refuseArgument("path must be one lowercase file name of [a-z0-9._-], with no directory", path);
     }
     if (isTempName(path)) {
-      throw new ToolError(`${path} is reserved for the temporary files of writes, which are never served`);
+      throw refuseArgument(
+        "path is reserved for the temporary files of writes, which are never served",
+        path,
+      );
     }
-    if (!root.selector.isServed(path) || isTempName(path)) {
-      throw new ToolError(
-        `${path} is not selected by this root's --include/--exclude, so it cannot be written`,
+    if (!root.selector.isServed(path)) {
+      throw refuseArgument(
+        "path is not selected by this root's --include/--exclude, so it cannot be written",
+        path,
       );
     }
     const bytes = utf8(content);

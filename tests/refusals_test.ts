@@ -1,0 +1,109 @@
+/**
+ * Refusals a person can act on: a refused argument is named in the error
+ * text as the client gave it (JSON-quoted, control characters escaped, cut
+ * to 256 bytes), so a program that made many calls can tell which one
+ * failed. The content of a write is never echoed.
+ *
+ * @module
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { RUNTIME, structured, toolErrorText, withServer } from "./_harness.ts";
+
+const PATH_RULE =
+  "path must be relative, with no '.', '..' or empty segments, no backslash, NUL or drive prefix";
+const WRITE_RULE = "path must be one lowercase file name of [a-z0-9._-], with no directory";
+
+test(`${RUNTIME}: a refused path is named in the error text, quoted, for every tool`, async () => {
+  await withServer({ "a.txt": "a\n", "d/b.txt": "b\n" }, ["--include", "**"], async (server) => {
+    const cases: [string, Record<string, unknown>, string][] = [
+      ["read_text_file", { path: "../package.json" }, `${PATH_RULE}: "../package.json"`],
+      ["read_text_file", { path: "" }, 'path must name a file, not the root: ""'],
+      ["list_directory", { path: "/etc" }, `${PATH_RULE}: "/etc"`],
+      ["list_directory", { path: "d//b.txt" }, `${PATH_RULE}: "d//b.txt"`],
+      ["search_text", { query: "a", path: "C:\\d" }, `${PATH_RULE}: "C:\\\\d"`],
+      ["search_text", { query: "a", path: "./d" }, `${PATH_RULE}: "./d"`],
+      ["read_text_file", { path: "../a\nb\u0000\u2028" }, `${PATH_RULE}: "../a\\nb\\u0000\\u2028"`],
+      ["read_text_file", { path: "x/".repeat(3_000) }, `${PATH_RULE}: "${"x/".repeat(128)}"…`],
+      ["write_text_file", { path: "../evil.txt", content: "x" }, `${WRITE_RULE}: "../evil.txt"`],
+      ["write_text_file", { path: "Upper.txt", content: "x" }, `${WRITE_RULE}: "Upper.txt"`],
+      ["write_text_file", { path: "d/b.txt", content: "x" }, `${WRITE_RULE}: "d/b.txt"`],
+      [
+        "write_text_file",
+        { path: ".ptc-fs-mcp-0.tmp", content: "x" },
+        'path is reserved for the temporary files of writes, which are never served: ".ptc-fs-mcp-0.tmp"',
+      ],
+    ];
+    for (const [tool, args, expected] of cases) {
+      assert.equal(toolErrorText(await server.call(tool, args)), expected, `${tool} ${JSON.stringify(args)}`);
+    }
+  });
+});
+
+test(`${RUNTIME}: a refused query is named in the error text, quoted and cut`, async () => {
+  await withServer({ "a.txt": "a\n" }, ["--include", "**"], async (server) => {
+    for (const tool of ["search_files", "search_text"]) {
+      assert.equal(
+        toolErrorText(await server.call(tool, { query: "one\ntwo" })),
+        'query must be one line: "one\\ntwo"',
+      );
+      assert.equal(
+        toolErrorText(await server.call(tool, { query: "carriage\r" })),
+        'query must be one line: "carriage\\r"',
+      );
+      assert.equal(
+        toolErrorText(await server.call(tool, { query: "q".repeat(300) })),
+        `query is longer than 256 bytes: "${"q".repeat(256)}"…`,
+      );
+    }
+  });
+});
+
+test(`${RUNTIME}: a write refusal names the path, never the content`, async () => {
+  const content = "CONTENT-MUST-NOT-ECHO ../x\n";
+  const args = ["--include", "**", "--exclude", "*.secret", "--max-write-bytes", "64"];
+  await withServer({}, args, async (server) => {
+    const refusals = [
+      { path: "Bad Name", content },
+      { path: "x.secret", content },
+      { path: "big.txt", content: content.repeat(10) },
+    ];
+    const texts = [];
+    for (const call of refusals) texts.push(toolErrorText(await server.call("write_text_file", call)));
+    assert.deepEqual(texts, [
+      `${WRITE_RULE}: "Bad Name"`,
+      'path is not selected by this root\'s --include/--exclude, so it cannot be written: "x.secret"',
+      "content is 270 bytes; the limit is 64",
+    ]);
+    for (const line of server.lines) assert.equal(line.includes("CONTENT-MUST-NOT-ECHO"), false, line);
+  });
+});
+
+test(`${RUNTIME}: cursor refusals keep their exact texts`, async () => {
+  await withServer({ "a.txt": "a\n", "b.txt": "b\n" }, ["--include", "**"], async (server) => {
+    assert.equal(
+      toolErrorText(await server.call("list_directory", { cursor: "../not\na-cursor" })),
+      "cursor is not valid",
+    );
+    const first = structured(await server.call("list_directory", { limit: 1 }));
+    await server.call("write_text_file", { path: "c.txt", content: "c" });
+    assert.equal(
+      toolErrorText(await server.call("list_directory", { limit: 1, cursor: first.next_cursor })),
+      "the filesystem changed since this cursor was issued; start the traversal again",
+    );
+  });
+});
+
+test(`${RUNTIME}: arguments that break the input schema are isError results naming the argument`, async () => {
+  await withServer({}, ["--include", "**"], async (server) => {
+    const wrongType = toolErrorText(await server.call("read_text_file", { path: 42 }));
+    assert.match(wrongType, /^Input validation error: Invalid arguments for tool read_text_file: path: /);
+    const zero = toolErrorText(await server.call("list_directory", { limit: 0 }));
+    assert.match(zero, /: limit: /);
+    // An unknown key is the client's text: quoted like any refused argument, so the text stays one line.
+    const unknown = toolErrorText(await server.call("list_directory", { "pa\nth": "a", other: 1 }));
+    assert.match(unknown, /: unknown argument "pa\\nth" and 1 more$/);
+    // deno-lint-ignore no-control-regex
+    assert.equal(/[\u0000-\u001f]/.test(unknown), false, JSON.stringify(unknown));
+  });
+});

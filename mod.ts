@@ -19,7 +19,13 @@
  */
 export { openRoot, type Root, type RootOptions } from "./src/root.ts";
 export { createServer, type McpServer, type ServerIdentity } from "./src/server.ts";
-export { ConfigError, INVALID_CURSOR_MESSAGE, STALE_CURSOR_MESSAGE, ToolError } from "./src/errors.ts";
+export {
+  ConfigError,
+  INVALID_CURSOR_MESSAGE,
+  ROOT_MOVED_MESSAGE,
+  STALE_CURSOR_MESSAGE,
+  ToolError,
+} from "./src/errors.ts";
 export { DEFAULT_LIMITS, type Limits } from "./src/limits.ts";
 export { normalizeRelative } from "./src/paths.ts";
 export { compileGlob } from "./src/glob.ts";

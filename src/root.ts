@@ -1,6 +1,7 @@
 /**
- * `openRoot`: validates a configuration and pins the root directory by its
- * real path, once, at start.
+ * `openRoot`: validates a configuration and pins the root directory, once,
+ * at start: by its real path, and by its identity (device and inode), which
+ * every call checks again (`checkRoot` in `confine.ts`).
  *
  * @module
  */
@@ -8,7 +9,7 @@ import { ConfigError } from "./errors.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
 import { createSelector, type Selector } from "./selector.ts";
 import { defaultPort } from "./ports/default.ts";
-import type { FsPort } from "./ports/fs_port.ts";
+import { FsError, type FsPort } from "./ports/fs_port.ts";
 import { Inventory } from "./inventory.ts";
 
 /** What `openRoot` accepts. */
@@ -29,6 +30,8 @@ export interface RootOptions {
 export interface Root {
   /** The root's real absolute path. Never shown to a client. */
   readonly path: string;
+  /** The root directory's device and inode at start; a call finding another is refused. */
+  readonly identity: { readonly dev: bigint; readonly ino: bigint };
   /** The include globs, as given. */
   readonly include: readonly string[];
   /** The exclude globs, as given. */
@@ -49,7 +52,8 @@ export interface Root {
 }
 
 /**
- * Validates the configuration and pins the root by its real path.
+ * Validates the configuration and pins the root by its real path and its
+ * identity (device and inode).
  *
  * @example Opening a root
  * ```ts ignore
@@ -59,8 +63,8 @@ export interface Root {
  *
  * @param options The root directory, globs, limits and port.
  * @returns The opened root.
- * @throws {ConfigError} when the root is missing or not a directory, or a
- *   glob or limit is invalid.
+ * @throws {ConfigError} when the root is missing, not a directory or not
+ *   permitted, or a glob or limit is invalid.
  */
 export function openRoot(options: RootOptions): Root {
   const fs = options.fs ?? defaultPort;
@@ -72,12 +76,22 @@ export function openRoot(options: RootOptions): Root {
     throw new ConfigError("--root is required");
   }
   let path: string;
+  let info;
   try {
     path = fs.realPath(options.root);
-  } catch {
+    info = fs.lstat(path);
+  } catch (error) {
+    // Deno checks a permission against the path as written, without resolving links: a grant
+    // on a path through a symlink does not cover the real path this server pins.
+    if (error instanceof FsError && error.code === "denied") {
+      throw new ConfigError(
+        "permission denied on the root; grant read and write permission on its real path (no symlink in it)",
+      );
+    }
     throw new ConfigError("the root does not exist or cannot be read");
   }
-  if (fs.lstat(path)?.kind !== "directory") throw new ConfigError("the root is not a directory");
+  if (info?.kind !== "directory") throw new ConfigError("the root is not a directory");
+  const identity = Object.freeze({ dev: info.dev, ino: info.ino });
   const inventory = new Inventory(fs, path, selector, limits.maxDepth);
-  return Object.freeze({ path, include, exclude, selector, limits, fs, inventory });
+  return Object.freeze({ path, identity, include, exclude, selector, limits, fs, inventory });
 }

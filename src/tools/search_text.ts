@@ -17,14 +17,22 @@ import * as z from "zod";
 import { Buffer } from "node:buffer";
 import { setImmediate } from "node:timers";
 import { charBoundary, compareBytewise, decodeStrict } from "../bytes.ts";
-import { checkParents, checkPathArgument, notFound, openServedFile, readFully } from "../confine.ts";
+import {
+  admit,
+  checkParents,
+  checkPathArgument,
+  checkRoot,
+  notFound,
+  openServedFile,
+  readFully,
+  refusal,
+} from "../confine.ts";
 import { assertState } from "../cursor.ts";
 import { STALE_CURSOR_MESSAGE, ToolError } from "../errors.ts";
 import { Digest } from "../hashing.ts";
 import { fitPage, itemCost, type Page, pageSchema } from "../page.ts";
-import type { FileInfo } from "../ports/fs_port.ts";
+import { type FileInfo, FsError } from "../ports/fs_port.ts";
 import type { Root } from "../root.ts";
-import { isTempName } from "../temp_names.ts";
 import { checkQuery } from "./query.ts";
 import { pageCap, pagingArgs, queryArg, READ_ONLY, type Tool, type ToolContext } from "./tool.ts";
 
@@ -104,7 +112,7 @@ export const searchText: Tool<typeof inputSchema, ReturnType<typeof pageSchema<t
     if (claims) {
       start = claims.position;
       for (; index < files.length && compareBytewise(files[index], start.f) <= 0; index++) {
-        identities.set(index, root.fs.lstat(root.inventory.abs(files[index])));
+        identities.set(index, identityOf(root, files[index]));
       }
       assertState(claims, stateAt(start.f));
       if (index > 0 && files[index - 1] === start.f) index--; // resume in it
@@ -212,19 +220,28 @@ function write(view: DataView, at: number, info: FileInfo | null): void {
 
 /** The served files a scope names: one file, or every file below a directory. */
 function scopeFiles(root: Root, scope: string): string[] {
-  if (scope !== "") {
-    checkParents(root, scope);
-    const name = scope.slice(scope.lastIndexOf("/") + 1);
-    if (
-      root.selector.isServed(scope) && !isTempName(name) &&
-      root.fs.lstat(root.inventory.abs(scope))?.kind === "file"
-    ) {
-      return [scope];
-    }
+  // Decided from the name first: an excluded or unreachable scope is never touched.
+  const may = scope === "" ? { file: false, directory: true } : admit(root, scope, "either");
+  let files: string[] = [];
+  try {
+    if (scope !== "") checkParents(root, scope);
+    if (may.file && root.fs.lstat(root.inventory.abs(scope))?.kind === "file") return [scope];
+    if (may.directory) files = [...root.inventory.files(scope)];
+  } catch (error) {
+    throw refusal(error, scope);
   }
-  const files = [...root.inventory.files(scope)];
   if (scope !== "" && files.length === 0) throw notFound(scope);
   return files;
+}
+
+/** The identity of a scope's file now, `null` when it is gone or cannot be looked at. */
+function identityOf(root: Root, rel: string): FileInfo | null {
+  try {
+    return root.fs.lstat(root.inventory.abs(rel));
+  } catch (error) {
+    if (error instanceof FsError) return null;
+    throw error;
+  }
 }
 
 /**
@@ -264,7 +281,7 @@ class Scan {
     const { root } = this.#ctx;
     if (this.#scanned >= root.limits.searchScanBytes) {
       // Stopping before this file: bind its identity as the next call will check it.
-      record(root.fs.lstat(root.inventory.abs(from.f)));
+      record(identityOf(root, from.f));
       return from;
     }
     // In this call's first file, stop for the budget only past `from`, so every call makes progress
@@ -276,8 +293,8 @@ class Scan {
       opened = openServedFile(root, from.f);
     } catch (error) {
       if (!(error instanceof ToolError)) throw error;
-      record(root.fs.lstat(root.inventory.abs(from.f)));
-      return null; // gone, swapped for a link, or not regular: skipped
+      record(identityOf(root, from.f));
+      return null; // gone, swapped for a link, not regular or not readable: skipped
     }
     const { handle, info } = opened;
     try {
@@ -400,6 +417,7 @@ class Scan {
       await new Promise((resolve) => setTimeout(resolve, 0));
       await new Promise((resolve) => setImmediate(resolve));
       this.#yieldedAt = performance.now();
+      if (!this.#ctx.signal.aborted) checkRoot(this.#ctx.root); // the root may have moved meanwhile
     }
     if (this.#ctx.signal.aborted) throw new ToolError("cancelled");
   }

@@ -11,7 +11,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { lstatSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeRoot, RUNTIME, startServer, structured, toolErrorText } from "./_harness.ts";
+import { makeRoot, RUNTIME, Server, startServer, structured, toolErrorText, traverse } from "./_harness.ts";
 import { ROOT_MOVED_MESSAGE } from "../mod.ts";
 
 const SECRET = "OUTSIDE-SECRET-41d7";
@@ -98,3 +98,38 @@ for (const [kind, replace] of Object.entries(REPLACEMENTS)) {
     }
   });
 }
+
+test(`${RUNTIME}: a root reached through a symlinked ancestor is pinned by its real path, and a denial never ends the process`, async () => {
+  const base = makeRoot({ "real/root/a.txt": "MARK real\n", "other/root/a.txt": "MARK OTHER-5e2\n" });
+  const viaLink = join(base.path, "link", "root");
+  const real = join(base.path, "real", "root");
+  symlinkSync(join(base.path, "real"), join(base.path, "link"));
+  let server = new Server(viaLink, ["--root", viaLink, "--include", "**"]);
+  try {
+    if (RUNTIME === "deno") {
+      // Deno checks a permission against the path as written, without resolving links: a grant on
+      // the path through the link does not cover the real path the server pins. One line, exit 64.
+      assert.equal(await server.exited(), 64);
+      assert.match(server.stderr, /^ptc-fs-mcp: permission denied on the root; grant .* on its real path/);
+      assert.equal(server.stderr.trim().split("\n").length, 1, server.stderr);
+      server = new Server(real, ["--root", real, "--include", "**"]);
+    }
+    assert.equal(
+      structured(await server.call("read_text_file", { path: "a.txt" })).items[0].text,
+      "MARK real\n",
+    );
+    // Re-pointing the ancestor moves nothing the server uses: it serves the real path it pinned.
+    symlinkSync(join(base.path, "other"), join(base.path, "link2"));
+    renameSync(join(base.path, "link2"), join(base.path, "link"));
+    assert.equal(
+      structured(await server.call("read_text_file", { path: "a.txt" })).items[0].text,
+      "MARK real\n",
+    );
+    assert.equal((await traverse(server, "search_text", { query: "MARK" })).items.length, 1);
+    for (const line of server.lines) assert.equal(line.includes("OTHER-5e2"), false, line);
+    assert.equal(await server.close(), 0);
+  } finally {
+    await server.close().catch(() => server.child.kill("SIGKILL"));
+    base.cleanup();
+  }
+});

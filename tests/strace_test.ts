@@ -12,7 +12,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readFileSync, realpathSync, symlinkSync } from "node:fs";
+import { chmodSync, readFileSync, realpathSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { makeRoot, RUNTIME, startServerUnder, structured, toolErrorText, traverse } from "./_harness.ts";
 
@@ -162,3 +162,43 @@ test(`${RUNTIME}: under strace, no syscall names an excluded path, whatever the 
     traceDir.cleanup();
   }
 });
+
+test(
+  `${RUNTIME}: under strace, a write names its temporary file only to create it exclusively and rename it`,
+  {
+    skip: SKIP,
+  },
+  async () => {
+    const root = makeRoot({ "a.txt": "old\n" });
+    const traceDir = makeRoot();
+    const traceFile = join(traceDir.path, "trace.txt");
+    chmodSync(join(root.path, "a.txt"), 0o640); // an existing target's mode is carried over to the new file
+    const strace = ["strace", "-f", "-qq", "-s", "0", "-e", "trace=file,desc", "-o", traceFile, "--"];
+    const server = startServerUnder(strace, root.path, ["--include", "**"]);
+    try {
+      for (const path of ["a.txt", "b.txt", "a.txt"]) {
+        assert.equal(structured(await server.call("write_text_file", { path, content: "new\n" })).bytes, 4);
+      }
+      assert.equal(await server.close(), 0);
+      assert.equal(statSync(join(root.path, "a.txt")).mode & 0o777, 0o640);
+
+      // After the exclusive create, the temporary file is reached through its descriptor only (its
+      // mode set by fchmod): a path-based call could follow a link swapped in for the name.
+      const lines = readFileSync(traceFile, "utf8").split("\n");
+      let creates = 0;
+      for (const [i, line] of lines.entries()) {
+        const temp = /"([^"]*\.ptc-fs-mcp-[0-9a-f]+\.tmp)", [^)]*O_CREAT\|O_EXCL/.exec(line)?.[1];
+        if (temp === undefined) continue;
+        creates++;
+        const later = lines.slice(i + 1).filter((l) => l.includes(`"${temp}"`));
+        assert.ok(later.length > 0, "the temporary file is renamed");
+        for (const l of later) assert.match(l, /^\d+ +rename(at2?)?\(/, l);
+      }
+      assert.equal(creates, 3, "every write created its temporary file exclusively");
+    } finally {
+      await server.close().catch(() => server.child.kill("SIGKILL"));
+      root.cleanup();
+      traceDir.cleanup();
+    }
+  },
+);

@@ -1,7 +1,7 @@
 /**
  * The runtime seam. The core reaches the filesystem only through this
  * interface; `deno.ts` implements it with `Deno.*` and `node.ts` with
- * `node:fs`. Every call is synchronous: each tool call is bounded by its own
+ * `node:fs` (`descriptor.ts` holds the descriptor primitives both use). Every call is synchronous: each tool call is bounded by its own
  * budgets, and synchronous calls avoid a thread-pool round trip per file.
  *
  * @module
@@ -14,7 +14,7 @@ export type EntryKind = "file" | "directory" | "symlink" | "other" | "unknown";
 export interface DirEntry {
   /** The entry's name, one path segment. */
   readonly name: string;
-  /** The kind reported by the directory itself; a symlink is reported as `symlink`. */
+  /** The kind reported by the directory itself; a symlink is reported as `symlink`; `unknown`: lstat it. */
   readonly kind: EntryKind;
 }
 
@@ -85,17 +85,25 @@ export interface FsPort {
   realPath(path: string): string;
   /** No-follow stat; `null` when nothing is there. */
   lstat(path: string): FileInfo | null;
-  /** Lists a directory, each entry's kind taken from the directory itself. */
+  /**
+   * Lists a directory, each entry's kind taken from the directory itself.
+   * Names are exact: a name that is not valid UTF-8 is left out (it cannot
+   * be named faithfully in JSON). A runtime that cannot tell such a name from
+   * one that holds U+FFFD reports a name with U+FFFD once, as `unknown`, so
+   * that an lstat of the name decides.
+   */
   readDir(path: string): DirEntry[];
   /**
    * Opens a regular file for reading without following a link at the final
-   * component. Fails with `symlink`, `not_regular`, `not_found` or `changed`
-   * (the object was swapped between the check and the open).
+   * component and without blocking (a FIFO swapped in fails). Fails with
+   * `symlink`, `not_regular`, `not_found` or `changed` (the object was
+   * swapped between the check and the open).
    */
   openRead(path: string): FileHandle;
   /**
    * Creates a new file for writing, failing with `exists` if anything (a link
-   * included) is already there. With `mode`, the file gets exactly that mode.
+   * included) is already there. With `mode`, the file gets exactly that mode,
+   * set through the descriptor, never by path.
    */
   createExclusive(path: string, mode?: number): FileHandle;
   /** Atomically renames `from` over `to` (never follows a link at `to`). */

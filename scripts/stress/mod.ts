@@ -12,6 +12,7 @@ import { concurrencyCampaign } from "./concurrency.ts";
 import { crashCampaign } from "./crash.ts";
 import { cursorsCampaign } from "./fuzz_cursors.ts";
 import { garbageCampaign } from "./garbage.ts";
+import { longLineCampaign } from "./longline.ts";
 import { pathsCampaign } from "./fuzz_paths.ts";
 import { racesCampaign } from "./races.ts";
 import { selectorCampaign } from "./fuzz_selector.ts";
@@ -32,4 +33,5 @@ export const CAMPAIGNS: readonly Campaign[] = [
   concurrencyCampaign,
   crashCampaign,
   cancelCampaign,
+  longLineCampaign,
 ];

@@ -38,5 +38,13 @@ export {
   type TransportSendOptions,
   VersionGate,
 } from "./src/version_gate.ts";
-export type { DirEntry, EntryKind, FileHandle, FileInfo, FsErrorCode, FsPort } from "./src/ports/fs_port.ts";
+export type {
+  DirectoryHold,
+  DirEntry,
+  EntryKind,
+  FileHandle,
+  FileInfo,
+  FsErrorCode,
+  FsPort,
+} from "./src/ports/fs_port.ts";
 export { FsError } from "./src/ports/fs_port.ts";

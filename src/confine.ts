@@ -139,7 +139,10 @@ export function openServedFile(root: Root, rel: string): OpenFile {
       // still be real directories and the path must still name the opened file.
       checkParents(root, rel);
       const now = root.fs.lstat(root.inventory.abs(rel));
-      if (now !== null && now.ino === info.ino && now.dev === info.dev) return { handle, info };
+      if (now !== null && now.ino === info.ino && now.dev === info.dev) {
+        checkRoot(root); // and the walk to it started from the pinned root, not one swapped in meanwhile
+        return { handle, info };
+      }
     } catch (error) {
       handle.close();
       throw refusal(error, rel);

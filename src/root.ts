@@ -1,7 +1,8 @@
 /**
  * `openRoot`: validates a configuration and pins the root directory, once,
  * at start: by its real path, and by its identity (device and inode), which
- * every call checks again (`checkRoot` in `confine.ts`).
+ * every call checks again (`checkRoot` in `confine.ts`). The root directory
+ * stays open (one descriptor) for the life of the process.
  *
  * @module
  */
@@ -79,18 +80,21 @@ export function openRoot(options: RootOptions): Root {
   let info;
   try {
     path = fs.realPath(options.root);
-    info = fs.lstat(path);
+    // Held open for the life of the process: a root removed and re-created at its path would
+    // otherwise get the very inode number back, and pass for the pinned one.
+    info = fs.holdDirectory(path).stat();
   } catch (error) {
+    if (!(error instanceof FsError)) throw error;
+    if (error.code === "not_directory") throw new ConfigError("the root is not a directory");
     // Deno checks a permission against the path as written, without resolving links: a grant
     // on a path through a symlink does not cover the real path this server pins.
-    if (error instanceof FsError && error.code === "denied") {
+    if (error.code === "denied") {
       throw new ConfigError(
         "permission denied on the root; grant read and write permission on its real path (no symlink in it)",
       );
     }
     throw new ConfigError("the root does not exist or cannot be read");
   }
-  if (info?.kind !== "directory") throw new ConfigError("the root is not a directory");
   const identity = Object.freeze({ dev: info.dev, ino: info.ino });
   const inventory = new Inventory(fs, path, selector, limits.maxDepth);
   return Object.freeze({ path, identity, include, exclude, selector, limits, fs, inventory });

@@ -86,7 +86,10 @@ export function createServer(
           signal: ctx.mcpReq.signal,
         };
         checkRoot(root); // first, before anything is read, listed or written
-        return toolResult((await tool.run(args as never, context)) as object);
+        const result = await tool.run(args as never, context);
+        // And last: a root replaced while the call ran may have led it elsewhere. Its result is dropped.
+        checkRoot(root);
+        return toolResult(result as object);
       } catch (error) {
         return { isError: true, content: [{ type: "text" as const, text: failureText(error) }] };
       }

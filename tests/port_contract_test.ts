@@ -14,6 +14,7 @@ import {
   mkdirSync,
   readFileSync,
   renameSync,
+  rmSync,
   statSync,
   symlinkSync,
   unlinkSync,
@@ -283,6 +284,32 @@ for (const { name, port } of PORTS) {
         } finally {
           handle.close();
         }
+      });
+    },
+  );
+
+  test(
+    title("holdDirectory keeps a directory's inode number from going to one re-created at its path"),
+    () => {
+      inTemp((dir) => {
+        const path = join(dir, "root");
+        mkdirSync(path);
+        writeFileSync(join(dir, "file.txt"), "x");
+        const hold = port.holdDirectory(path);
+        try {
+          const held = hold.stat();
+          assert.equal(held.kind, "directory");
+          assert.equal(held.ino, port.lstat(path)?.ino);
+          rmSync(path, { recursive: true });
+          mkdirSync(path);
+          assert.notEqual(port.lstat(path)?.ino, held.ino, "the re-created directory is another inode");
+          assert.equal(hold.stat().ino, held.ino);
+        } finally {
+          hold.close();
+          hold.close(); // safe twice
+        }
+        assert.equal(codeOf(() => port.holdDirectory(join(dir, "file.txt"))), "not_directory");
+        assert.equal(codeOf(() => port.holdDirectory(join(dir, "missing"))), "not_found");
       });
     },
   );

@@ -9,7 +9,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { lstatSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeRoot, RUNTIME, Server, startServer, structured, toolErrorText, traverse } from "./_harness.ts";
 import { ROOT_MOVED_MESSAGE } from "../mod.ts";
@@ -40,6 +40,33 @@ const REPLACEMENTS: Record<string, (rootPath: string, outside: string) => void> 
   },
   "nothing": () => {},
 };
+
+test(`${RUNTIME}: a root removed and re-created at its path (the same inode number, on ext4) refuses every tool`, async () => {
+  const base = makeRoot({ "r/secret.txt": "MARK inside\n", "r/victim.txt": "MARK inside victim\n" });
+  const rootPath = join(base.path, "r");
+  const server = startServer(rootPath, ["--include", "**"]);
+  try {
+    structured(await server.call("read_text_file", { path: "secret.txt" }));
+    rmSync(rootPath, { recursive: true });
+    mkdirSync(join(rootPath, "dir"), { recursive: true });
+    writeFileSync(join(rootPath, "secret.txt"), `MARK ${SECRET}\n`);
+    writeFileSync(join(rootPath, "victim.txt"), `MARK ${SECRET} victim\n`);
+    writeFileSync(join(rootPath, "dir", "inner.txt"), `MARK ${SECRET} inner\n`);
+    const before = snapshot(rootPath);
+    for (const [tool, args] of CALLS) {
+      assert.equal(
+        toolErrorText(await server.call(tool, args)),
+        ROOT_MOVED_MESSAGE,
+        `${tool} ${JSON.stringify(args)}`,
+      );
+    }
+    assert.equal(snapshot(rootPath), before, "nothing at the root path changed");
+    for (const line of server.lines) assert.equal(line.includes(SECRET), false, line);
+  } finally {
+    await server.close().catch(() => server.child.kill("SIGKILL"));
+    base.cleanup();
+  }
+});
 
 /** A listing of a directory tree with every file's bytes, to compare before and after. */
 function snapshot(dir: string): string {

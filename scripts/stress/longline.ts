@@ -8,7 +8,7 @@
  * them, and the figures say how soon the next request was answered.
  *
  * RSS is read from `/proc/<pid>/status` (Linux): idle before the calls, the
- * peak as the largest of a 2 ms poll and the kernel's high-water mark
+ * peak as the largest of a 10 ms poll and the kernel's high-water mark
  * (`VmHWM`, reset through `clear_refs` before the calls).
  *
  * @module
@@ -58,7 +58,7 @@ function status(pid: number, field: "VmRSS" | "VmHWM"): number | null {
 }
 
 /**
- * Polls a process's RSS every 2 ms from a helper process (on the host
+ * Polls a process's RSS every 10 ms from a helper process (on the host
  * runtime, as the swapper runs) until stopped; resolves with the largest.
  */
 function pollRss(pid: number): { stop(): Promise<number> } {
@@ -70,7 +70,7 @@ function pollRss(pid: number): { stop(): Promise<number> } {
       if (m) peak = Math.max(peak, Number(m[1]) * 1024);
     } catch { /* gone */ }
   };
-  const timer = setInterval(sample, 2);
+  const timer = setInterval(sample, 10);
   process.stdin.on("data", () => {});
   process.stdin.on("end", () => { clearInterval(timer); sample(); process.stdout.write(String(peak)); });
 });`;

@@ -4,9 +4,9 @@
  * files under the same names, then put back; many times, between calls.
  * While it is replaced, every call of every tool must get exactly the
  * refusal, and no outside or foreign byte, name or write may show; once it
- * is back, calls are served again. A last phase swaps the root while long
- * calls run (SPEC section 11 leaves that out of scope) and only reports what
- * it saw.
+ * is back, calls are served again. Another phase swaps the root while
+ * searches run (SPEC section 11 leaves that out of scope) and only reports
+ * what it saw; the last removes the root and re-creates it at its path.
  *
  * @module
  */
@@ -166,6 +166,22 @@ async function run(options: CampaignOptions) {
       }
       tally.figure(`root swapped during ${during} searches: outside bytes seen in ${duringLeaks}`);
       tally.check(snapshot(outside) === before, () => "an outside file changed during the swaps under calls");
+
+      // Last, for good: the root removed and re-created (ext4 gives the new one the old inode number
+      // unless the server holds the old one open).
+      rmSync(root, { recursive: true });
+      foreignTree(fresh);
+      renameSync(fresh, root);
+      const foreign = snapshot(root);
+      for (const [tool, args] of CALLS) {
+        tally.iterations++;
+        const reply = await peer.call(tool, args);
+        const what = `re-created root: ${tool} ${JSON.stringify(args)}`;
+        if (leaked(what, reply)) continue;
+        const text = reply.result?.isError ? reply.result.content?.[0]?.text : undefined;
+        tally.check(text === ROOT_MOVED_MESSAGE, () => `${what}: ${JSON.stringify(reply).slice(0, 300)}`);
+      }
+      tally.check(snapshot(root) === foreign, () => "the re-created root changed");
       tally.check(await peer.answers(), () => "the server stopped answering");
       tally.check((await peer.close()) === 0, () => "the server did not exit 0 after stdin closed");
     } finally {

@@ -8,7 +8,7 @@
  * @module
  */
 import { type DirEntry, type EntryKind, type FileInfo, FsError, type FsPort } from "./fs_port.ts";
-import { createExclusive, errnoError, openRegular } from "./descriptor.ts";
+import { createExclusive, errnoError, holdDirectory, openRegular } from "./descriptor.ts";
 
 const MS_TO_NS = 1_000_000n;
 
@@ -99,6 +99,7 @@ export const denoPort: FsPort = {
     }
   },
 
+  holdDirectory: (path) => holdDirectory(path, fsError),
   readDir: (path) => attempt(() => readDir(path)),
   openRead: (path) => openRegular((p) => denoPort.lstat(p), path, fsError),
   createExclusive: (path, mode) => createExclusive(path, mode, fsError),

@@ -1,7 +1,8 @@
 /**
  * The descriptor primitives both ports share, on `node:fs`: the open for
  * content with `O_NOFOLLOW | O_NONBLOCK`, the exclusive create whose mode is
- * set through the descriptor, and the `FileHandle` over a descriptor. The
+ * set through the descriptor, the `FileHandle` over a descriptor, and the
+ * descriptor that holds the root directory. The
  * Node port is built on them; the Deno port uses them because `Deno.*` has
  * no such open and no `fchmod` (`node:fs` is built into Deno, not a
  * dependency).
@@ -10,9 +11,9 @@
  */
 import * as fs from "node:fs";
 import type { Buffer } from "node:buffer";
-import { type EntryKind, type FileHandle, type FileInfo, FsError } from "./fs_port.ts";
+import { type DirectoryHold, type EntryKind, type FileHandle, type FileInfo, FsError } from "./fs_port.ts";
 
-const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;
 
 /** Maps a thrown error to the project's codes; each port brings its own. */
 export type ErrorMap = (error: unknown) => FsError;
@@ -137,4 +138,19 @@ export function createExclusive(path: string, mode: number | undefined, map: Err
     }
   }
   return fdHandle(fd, map);
+}
+
+/** `FsPort.holdDirectory`: `O_DIRECTORY | O_NOFOLLOW`, kept open by the caller. */
+export function holdDirectory(path: string, map: ErrorMap): DirectoryHold {
+  const fd = attempt(map, () => fs.openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+  let open = true;
+  return {
+    stat: () => attempt(map, () => infoOf(fs.fstatSync(fd, { bigint: true }))),
+    close() {
+      if (open) {
+        open = false;
+        fs.closeSync(fd);
+      }
+    },
+  };
 }

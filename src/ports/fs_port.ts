@@ -52,6 +52,14 @@ export interface FileHandle {
   close(): void;
 }
 
+/** A directory kept open: while it is, its inode number cannot be given to another. */
+export interface DirectoryHold {
+  /** `fstat` of the descriptor. */
+  stat(): FileInfo;
+  /** Closes the descriptor; safe to call twice. */
+  close(): void;
+}
+
 /** The project's own error codes; ports map errno and runtime errors to these. */
 export type FsErrorCode =
   | "not_found"
@@ -85,6 +93,13 @@ export interface FsPort {
   realPath(path: string): string;
   /** No-follow stat; `null` when nothing is there. */
   lstat(path: string): FileInfo | null;
+  /**
+   * Opens a directory and keeps it open (used once, to pin the root): a
+   * directory removed and re-created at the same path would otherwise get
+   * the same inode number back (ext4 hands it out again at once). Fails with
+   * `not_directory` when it is not one.
+   */
+  holdDirectory(path: string): DirectoryHold;
   /**
    * Lists a directory, each entry's kind taken from the directory itself.
    * Names are exact: a name that is not valid UTF-8 is left out (it cannot

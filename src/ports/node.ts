@@ -8,7 +8,7 @@
 import * as fs from "node:fs";
 import { isUtf8 } from "node:buffer";
 import { type DirEntry, FsError, type FsPort } from "./fs_port.ts";
-import { createExclusive, errnoError, infoOf, kindOf, openRegular } from "./descriptor.ts";
+import { createExclusive, errnoError, holdDirectory, infoOf, kindOf, openRegular } from "./descriptor.ts";
 
 /** Maps a Node error to the project's codes, at this one boundary. */
 function fsError(error: unknown): FsError {
@@ -56,6 +56,7 @@ export const nodePort: FsPort = {
     }
   },
 
+  holdDirectory: (path) => holdDirectory(path, fsError),
   readDir: (path) => attempt(() => readDir(path)),
   openRead: (path) => openRegular((p) => nodePort.lstat(p), path, fsError),
   createExclusive: (path, mode) => createExclusive(path, mode, fsError),

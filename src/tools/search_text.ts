@@ -29,7 +29,7 @@ import {
   refusal,
 } from "../confine.ts";
 import { assertState } from "../cursor.ts";
-import { STALE_CURSOR_MESSAGE, ToolError } from "../errors.ts";
+import { ROOT_MOVED_MESSAGE, STALE_CURSOR_MESSAGE, ToolError } from "../errors.ts";
 import { Digest } from "../hashing.ts";
 import { fitPage, itemCost, type Page, pageSchema } from "../page.ts";
 import { type FileHandle, type FileInfo, FsError } from "../ports/fs_port.ts";
@@ -300,7 +300,7 @@ class Scan {
     try {
       opened = openServedFile(root, from.f);
     } catch (error) {
-      if (!(error instanceof ToolError)) throw error;
+      if (!(error instanceof ToolError) || error.message === ROOT_MOVED_MESSAGE) throw error;
       record(identityOf(root, from.f));
       return null; // gone, swapped for a link, not regular or not readable: skipped
     }

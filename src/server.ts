@@ -87,8 +87,9 @@ export function createServer(
         };
         checkRoot(root); // first, before anything is read, listed or written
         const result = await tool.run(args as never, context);
-        // And last: a root replaced while the call ran may have led it elsewhere. Its result is dropped.
-        checkRoot(root);
+        // And last, for what is read: a root replaced while the call ran may have led it elsewhere,
+        // so its result is dropped. (A write that completed is reported as done.)
+        if (tool.annotations.readOnlyHint) checkRoot(root);
         return toolResult(result as object);
       } catch (error) {
         return { isError: true, content: [{ type: "text" as const, text: failureText(error) }] };

@@ -2,7 +2,7 @@
  * `openRoot`: validates a configuration and pins the root directory, once,
  * at start: by its real path, and by its identity (device and inode), which
  * every call checks again (`checkRoot` in `confine.ts`). The root directory
- * stays open (one descriptor) for the life of the process.
+ * stays open (one descriptor) while the root is in use.
  *
  * @module
  */
@@ -10,7 +10,7 @@ import { ConfigError } from "./errors.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
 import { createSelector, type Selector } from "./selector.ts";
 import { defaultPort } from "./ports/default.ts";
-import { FsError, type FsPort } from "./ports/fs_port.ts";
+import { type DirectoryHold, FsError, type FsPort } from "./ports/fs_port.ts";
 import { Inventory } from "./inventory.ts";
 
 /** What `openRoot` accepts. */
@@ -52,6 +52,9 @@ export interface Root {
   readonly inventory: Inventory;
 }
 
+/** Closes a root's directory descriptor once nothing uses the root any more (a host may open many). */
+const released = new FinalizationRegistry<DirectoryHold>((hold) => hold.close());
+
 /**
  * Validates the configuration and pins the root by its real path and its
  * identity (device and inode).
@@ -77,13 +80,16 @@ export function openRoot(options: RootOptions): Root {
     throw new ConfigError("--root is required");
   }
   let path: string;
+  let hold: DirectoryHold | undefined;
   let info;
   try {
     path = fs.realPath(options.root);
-    // Held open for the life of the process: a root removed and re-created at its path would
+    // Held open while the root is in use: a root removed and re-created at its path would
     // otherwise get the very inode number back, and pass for the pinned one.
-    info = fs.holdDirectory(path).stat();
+    hold = fs.holdDirectory(path);
+    info = hold.stat();
   } catch (error) {
+    hold?.close();
     if (!(error instanceof FsError)) throw error;
     if (error.code === "not_directory") throw new ConfigError("the root is not a directory");
     // Deno checks a permission against the path as written, without resolving links: a grant
@@ -97,5 +103,7 @@ export function openRoot(options: RootOptions): Root {
   }
   const identity = Object.freeze({ dev: info.dev, ino: info.ino });
   const inventory = new Inventory(fs, path, selector, limits.maxDepth);
-  return Object.freeze({ path, identity, include, exclude, selector, limits, fs, inventory });
+  const root = Object.freeze({ path, identity, include, exclude, selector, limits, fs, inventory });
+  released.register(root, hold);
+  return root;
 }

@@ -99,7 +99,10 @@ export function fdHandle(fd: number, map: ErrorMap): FileHandle {
  * check stays: it keeps FIFOs and devices from being opened at all in the
  * common case, and the descriptor must then be the very inode the check saw
  * (else `changed`, which the caller retries: an atomic write renamed over
- * the path) and a regular file.
+ * the path) and a regular file. That proof is what refuses a swapped-in link
+ * on Deno under scoped permissions (`--allow-read=<dir>`): Deno 2.9 resolves
+ * the link itself for its permission check and opens the target, so the
+ * kernel never sees it.
  */
 export function openRegular(
   lstat: (path: string) => FileInfo | null,

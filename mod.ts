@@ -19,7 +19,13 @@
  */
 export { openRoot, type Root, type RootOptions } from "./src/root.ts";
 export { createServer, type McpServer, type ServerIdentity } from "./src/server.ts";
-export { ConfigError, INVALID_CURSOR_MESSAGE, STALE_CURSOR_MESSAGE, ToolError } from "./src/errors.ts";
+export {
+  ConfigError,
+  INVALID_CURSOR_MESSAGE,
+  ROOT_MOVED_MESSAGE,
+  STALE_CURSOR_MESSAGE,
+  ToolError,
+} from "./src/errors.ts";
 export { DEFAULT_LIMITS, type Limits } from "./src/limits.ts";
 export { normalizeRelative } from "./src/paths.ts";
 export { compileGlob } from "./src/glob.ts";
@@ -32,5 +38,13 @@ export {
   type TransportSendOptions,
   VersionGate,
 } from "./src/version_gate.ts";
-export type { DirEntry, EntryKind, FileHandle, FileInfo, FsErrorCode, FsPort } from "./src/ports/fs_port.ts";
+export type {
+  DirectoryHold,
+  DirEntry,
+  EntryKind,
+  FileHandle,
+  FileInfo,
+  FsErrorCode,
+  FsPort,
+} from "./src/ports/fs_port.ts";
 export { FsError } from "./src/ports/fs_port.ts";

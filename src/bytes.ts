@@ -96,3 +96,43 @@ export function completeEnd(bytes: Uint8Array, n: number): number {
   }
   return n;
 }
+
+/** How many bytes the UTF-8 character starting with `lead` claims (as `completeEnd` reads it). */
+function claimedLength(lead: number): number {
+  return lead < 0x80 ? 1 : lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+}
+
+/**
+ * Validates UTF-8 that arrives in pieces, keeping nothing but a character
+ * cut by a piece's end (at most 3 bytes) until the next piece completes it.
+ */
+export class Utf8Stream {
+  readonly #pending = new Uint8Array(4);
+  #pendingLength = 0;
+  #valid = true;
+
+  /** Takes the next piece. */
+  push(bytes: Uint8Array): void {
+    if (!this.#valid || bytes.length === 0) return;
+    let from = 0;
+    if (this.#pendingLength > 0) {
+      const want = claimedLength(this.#pending[0]);
+      from = Math.min(want - this.#pendingLength, bytes.length);
+      this.#pending.set(bytes.subarray(0, from), this.#pendingLength);
+      this.#pendingLength += from;
+      if (this.#pendingLength < want) return; // still cut: a piece of one or two bytes
+      this.#valid = isUtf8(this.#pending.subarray(0, want));
+      this.#pendingLength = 0;
+      if (!this.#valid) return;
+    }
+    const end = Math.max(from, completeEnd(bytes, bytes.length));
+    this.#valid = isUtf8(bytes.subarray(from, end));
+    this.#pending.set(bytes.subarray(end));
+    this.#pendingLength = bytes.length - end;
+  }
+
+  /** Whether every piece so far was UTF-8 and the last one ended on a character boundary. */
+  get valid(): boolean {
+    return this.#valid && this.#pendingLength === 0;
+  }
+}

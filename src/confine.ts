@@ -1,11 +1,12 @@
 /**
- * Confinement for calls that name a path: argument validation, the
- * served-path check, and the walk from the root to the target that refuses
- * any component that is not a real directory.
+ * Confinement for calls that name a path: argument validation, the root
+ * pin, the served-path decision made from the name alone, and the walk from
+ * the root to the target that refuses any component that is not a real
+ * directory.
  *
  * @module
  */
-import { ToolError } from "./errors.ts";
+import { ROOT_MOVED_MESSAGE, ToolError } from "./errors.ts";
 import { normalizeRelative } from "./paths.ts";
 import { refuseArgument } from "./quote.ts";
 import type { Root } from "./root.ts";
@@ -31,17 +32,72 @@ export function notFound(rel: string): ToolError {
 }
 
 /**
+ * Checks, with a no-follow lstat, that the root path still names the very
+ * directory (device and inode) pinned at start. Every call begins with it,
+ * so a root renamed away, removed, or replaced by another directory or by a
+ * link is refused before anything is read, listed or written.
+ */
+export function checkRoot(root: Root): void {
+  let info: FileInfo | null;
+  try {
+    info = root.fs.lstat(root.path);
+  } catch (error) {
+    throw refusal(error, "");
+  }
+  const { dev, ino } = root.identity;
+  if (info === null || info.kind !== "directory" || info.dev !== dev || info.ino !== ino) {
+    throw new ToolError(ROOT_MOVED_MESSAGE);
+  }
+}
+
+/** What a path argument may name, decided from its name alone. */
+export interface Admitted {
+  /** A served file. */
+  readonly file: boolean;
+  /** A directory that may hold something served. */
+  readonly directory: boolean;
+}
+
+/**
+ * Decides from the name alone, before any filesystem access, whether `rel`
+ * can name a served file or a directory that may hold one (`as` says which
+ * the caller accepts). A path that is excluded, lies below or passes
+ * through an excluded or unreachable directory, is too deep, or has a
+ * temporary name in it gets exactly the answer of a missing path, so an
+ * excluded name's existence or kind never shows.
+ */
+export function admit(root: Root, rel: string, as: "file" | "directory" | "either"): Admitted {
+  const { selector, limits } = root;
+  const segments = rel.split("/");
+  if (segments.some(isTempName)) throw notFound(rel);
+  let dir = "";
+  for (let i = 0; i < segments.length - 1; i++) {
+    dir = i === 0 ? segments[0] : `${dir}/${segments[i]}`;
+    if (!selector.mayContain(dir)) throw notFound(rel);
+  }
+  const admitted = {
+    file: as !== "directory" && segments.length - 1 <= limits.maxDepth && selector.isServed(rel),
+    directory: as !== "file" && segments.length <= limits.maxDepth && selector.mayContain(rel),
+  };
+  if (!admitted.file && !admitted.directory) throw notFound(rel);
+  return admitted;
+}
+
+/**
  * Checks, on every call, that each directory between the root and `rel` is a
  * real directory and not a link (even one pointing back inside the root).
+ * Call `admit` first: this walk touches the filesystem.
  */
 export function checkParents(root: Root, rel: string): void {
-  const parts = rel.split("/");
   let dir = "";
-  for (const part of parts.slice(0, -1)) {
-    dir = dir === "" ? part : `${dir}/${part}`;
-    // Decided from the name first: a pruned (excluded, unreachable) directory is never statted.
-    if (!root.selector.mayContain(dir)) throw notFound(rel);
-    const info = root.fs.lstat(root.inventory.abs(dir));
+  for (let at = rel.indexOf("/"); at >= 0; at = rel.indexOf("/", at + 1)) {
+    dir = rel.slice(0, at);
+    let info: FileInfo | null;
+    try {
+      info = root.fs.lstat(root.inventory.abs(dir));
+    } catch (error) {
+      throw refusal(error, rel);
+    }
     if (info === null) throw notFound(rel);
     if (info.kind === "symlink") {
       throw new ToolError(`${dir} is a symbolic link, and links are never followed`);
@@ -60,14 +116,11 @@ export interface OpenFile {
 
 /**
  * Opens a served regular file for content. Excluded, unselected and
- * temporary paths get exactly the answer a missing path gets.
+ * temporary paths get exactly the answer a missing path gets, without any
+ * filesystem access.
  */
 export function openServedFile(root: Root, rel: string): OpenFile {
-  const depth = rel.split("/").length - 1;
-  const name = rel.slice(rel.lastIndexOf("/") + 1);
-  if (!root.selector.isServed(rel) || isTempName(name) || depth > root.limits.maxDepth) {
-    throw notFound(rel);
-  }
+  admit(root, rel, "file");
   for (let attempt = 1;; attempt++) {
     checkParents(root, rel);
     let handle: FileHandle;
@@ -76,10 +129,10 @@ export function openServedFile(root: Root, rel: string): OpenFile {
     } catch (error) {
       // Replaced between the check and the open (an atomic write renamed over it): look again.
       if (error instanceof FsError && error.code === "changed" && attempt < OPEN_ATTEMPTS) continue;
-      if (error instanceof FsError && error.code === "not_regular" && isUnservedDir(root, rel)) {
-        throw notFound(rel); // a directory that serves nothing must not be revealed
-      }
-      throw openError(error, rel);
+      // A directory that serves nothing must not be revealed.
+      throw error instanceof FsError && error.code === "not_regular" && isUnservedDir(root, rel)
+        ? notFound(rel)
+        : refusal(error, rel);
     }
     try {
       const info = handle.stat();
@@ -88,14 +141,16 @@ export function openServedFile(root: Root, rel: string): OpenFile {
       // still be real directories and the path must still name the opened file.
       checkParents(root, rel);
       const now = root.fs.lstat(root.inventory.abs(rel));
-      if (now !== null && now.ino === info.ino && now.dev === info.dev) return { handle, info };
+      if (now !== null && now.ino === info.ino && now.dev === info.dev) {
+        checkRoot(root); // and the walk to it started from the pinned root, not one swapped in meanwhile
+        return { handle, info };
+      }
     } catch (error) {
       handle.close();
-      if (error instanceof ToolError) throw error;
-      throw openError(error, rel);
+      throw refusal(error, rel);
     }
     handle.close();
-    if (attempt >= OPEN_ATTEMPTS) throw openError(new FsError("changed"), rel);
+    if (attempt >= OPEN_ATTEMPTS) throw refusal(new FsError("changed"), rel);
   }
 }
 
@@ -106,27 +161,40 @@ export function openServedFile(root: Root, rel: string): OpenFile {
  */
 const OPEN_ATTEMPTS = 3;
 
-/** Whether `rel` is a directory with nothing served below it (excluded, unreachable or empty). */
+/**
+ * Whether `rel` is a directory with nothing served below it (excluded,
+ * unreachable or empty). Throws the refusal when it cannot be read.
+ */
 function isUnservedDir(root: Root, rel: string): boolean {
-  return root.fs.lstat(root.inventory.abs(rel))?.kind === "directory" && !root.inventory.hasServed(rel);
+  try {
+    return root.fs.lstat(root.inventory.abs(rel))?.kind === "directory" && !root.inventory.hasServed(rel);
+  } catch (error) {
+    throw refusal(error, rel);
+  }
 }
 
-function openError(error: unknown, rel: string): ToolError {
-  if (!(error instanceof FsError)) return new ToolError(`${rel} could not be opened`);
+/**
+ * The refusal for a filesystem failure on `rel` (`""`: the root). Whatever a
+ * user can do to the tree ends here as one short line, never as an internal
+ * error. Anything that is not a filesystem failure comes back unchanged.
+ */
+export function refusal(error: unknown, rel: string): unknown {
+  if (!(error instanceof FsError)) return error;
+  const name = rel === "" ? "the root" : rel;
   switch (error.code) {
     case "not_found":
     case "not_directory":
       return notFound(rel);
     case "symlink":
-      return new ToolError(`${rel} is a symbolic link, and links are never followed`);
+      return new ToolError(`${name} is a symbolic link, and links are never followed`);
     case "not_regular":
-      return new ToolError(`${rel} is not a regular file`);
+      return new ToolError(`${name} is not a regular file`);
     case "changed":
-      return new ToolError(`${rel} was replaced while it was being opened; try again`);
+      return new ToolError(`${name} was replaced while it was being opened; try again`);
     case "denied":
-      return new ToolError(`permission denied: ${rel}`);
+      return new ToolError(`permission denied: ${name}`);
     default:
-      return new ToolError(`${rel} could not be opened`);
+      return new ToolError(`${name} could not be read`);
   }
 }
 

@@ -50,3 +50,7 @@ export const STALE_CURSOR_MESSAGE =
 
 /** The exact refusal for a cursor that was not issued for this traversal. */
 export const INVALID_CURSOR_MESSAGE = "cursor is not valid";
+
+/** The exact refusal of every call once the root path no longer names the directory pinned at start. */
+export const ROOT_MOVED_MESSAGE =
+  "the root was moved or replaced since the server started; restart the server";

@@ -2,7 +2,8 @@
  * The walker. It lists served files in bytewise path order, deciding from
  * names alone: a directory that an exclude covers, or that no include can
  * reach, is pruned before anything inside it is statted or opened; links and
- * special files are skipped, never followed; depth is bounded.
+ * special files are skipped, never followed; depth is bounded; a directory
+ * that cannot be read serves nothing.
  *
  * Each directory's filtered listing is cached under the directory's identity
  * (inode, size, mtime, ctime). Every call revalidates each directory it
@@ -24,7 +25,7 @@
 import { joinRelative } from "./paths.ts";
 import { EMPTY_DIGEST, Listing, Search, sortKeys, Tree } from "./listing.ts";
 import type { Selector } from "./selector.ts";
-import type { EntryKind, FileInfo, FsPort } from "./ports/fs_port.ts";
+import { type EntryKind, type FileInfo, FsError, type FsPort } from "./ports/fs_port.ts";
 import { isTempName } from "./temp_names.ts";
 
 /** Listings younger than this (relative to the directory's ctime) are re-read. */
@@ -148,7 +149,8 @@ export class Inventory {
   /**
    * The served entries of a directory, or `null` when it is not a real
    * directory the selection can reach (missing, a link, a file, pruned). The
-   * same object comes back while nothing it shows changed.
+   * same object comes back while nothing it shows changed. Throws `FsError`
+   * when the directory itself cannot be read; so do the other queries below.
    */
   entries(dir: string): Entries | null {
     const depth = depthOf(dir);
@@ -214,7 +216,9 @@ export class Inventory {
   /**
    * The validated cache entry of a directory, or `null`. `checked`: the
    * selector and the depth bound already admitted it (it is a listed
-   * subdirectory).
+   * subdirectory). A listed subdirectory that cannot be read (permissions)
+   * serves nothing, so the walk skips it; the directory a call names
+   * throws the `FsError` instead, for the call to report.
    */
   #entry(dir: string, depth: number, checked: boolean): Entry | null {
     const cached = this.#cache.get(dir);
@@ -222,6 +226,20 @@ export class Inventory {
       if (depth > this.#maxDepth) return null;
       if (dir !== "" && !this.#selector.mayContain(dir)) return null;
     }
+    try {
+      return this.#validate(dir, depth, cached);
+    } catch (error) {
+      if (!(error instanceof FsError)) throw error;
+      if (cached) this.#forget(dir, cached);
+      // Removed or replaced while it was read: gone, like a directory the lstat did not find.
+      if (error.code === "not_found" || error.code === "not_directory") return null;
+      if (checked) return null;
+      throw error;
+    }
+  }
+
+  /** `#entry` once admitted: revalidates the cached listing, or reads the directory. */
+  #validate(dir: string, depth: number, cached: Entry | undefined): Entry | null {
     const now = Date.now();
     const abs = cached?.abs ?? this.abs(dir);
     const info = this.#fs.lstat(abs);

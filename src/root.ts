@@ -1,6 +1,8 @@
 /**
- * `openRoot`: validates a configuration and pins the root directory by its
- * real path, once, at start.
+ * `openRoot`: validates a configuration and pins the root directory, once,
+ * at start: by its real path, and by its identity (device and inode), which
+ * every call checks again (`checkRoot` in `confine.ts`). The root directory
+ * stays open (one descriptor) while the root is in use.
  *
  * @module
  */
@@ -9,7 +11,7 @@ import { ConfigError } from "./errors.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
 import { createSelector, type Selector } from "./selector.ts";
 import { defaultPort } from "./ports/default.ts";
-import type { FsPort } from "./ports/fs_port.ts";
+import { type DirectoryHold, FsError, type FsPort } from "./ports/fs_port.ts";
 import { Inventory } from "./inventory.ts";
 
 /** What `openRoot` accepts. */
@@ -30,6 +32,8 @@ export interface RootOptions {
 export interface Root {
   /** The root's real absolute path. Never shown to a client. */
   readonly path: string;
+  /** The root directory's device and inode at start; a call finding another is refused. */
+  readonly identity: { readonly dev: bigint; readonly ino: bigint };
   /** The include globs, as given. */
   readonly include: readonly string[];
   /** The exclude globs, as given. */
@@ -49,8 +53,12 @@ export interface Root {
   readonly inventory: Inventory;
 }
 
+/** Closes a root's directory descriptor once nothing uses the root any more (a host may open many). */
+const released = new FinalizationRegistry<DirectoryHold>((hold) => hold.close());
+
 /**
- * Validates the configuration and pins the root by its real path.
+ * Validates the configuration and pins the root by its real path and its
+ * identity (device and inode).
  *
  * @example Opening a root
  * ```ts ignore
@@ -61,8 +69,9 @@ export interface Root {
  * @param options The root directory, globs, limits and port.
  * @returns The opened root.
  * @throws {ConfigError} when the port cannot serve on this platform, no
- *   include glob is given, the root is missing or not a directory (the
- *   message names its absolute path), or a glob or limit is invalid.
+ *   include glob is given, the root is missing, not a directory or not
+ *   permitted (the message names its absolute path), or a glob or limit is
+ *   invalid.
  */
 export function openRoot(options: RootOptions): Root {
   const fs = options.fs ?? defaultPort;
@@ -83,14 +92,37 @@ export function openRoot(options: RootOptions): Root {
   let path: string;
   try {
     path = fs.realPath(given);
-  } catch {
-    throw new ConfigError(`${JSON.stringify(given)} does not exist or cannot be read`, "root");
+  } catch (error) {
+    throw rootRefusal(error, given, "does not exist or cannot be read");
   }
-  if (fs.lstat(path)?.kind !== "directory") {
-    throw new ConfigError(`${JSON.stringify(given)} is not a directory`, "root");
+  // Held open while the root is in use: a root removed and re-created at its path would
+  // otherwise get the very inode number back, and pass for the pinned one.
+  let hold: DirectoryHold | undefined;
+  let info;
+  try {
+    hold = fs.holdDirectory(path);
+    info = hold.stat();
+  } catch (error) {
+    hold?.close();
+    throw rootRefusal(error, given, "is not a directory");
   }
+  const identity = Object.freeze({ dev: info.dev, ino: info.ino });
   const inventory = new Inventory(fs, path, selector, limits.maxDepth);
-  return Object.freeze({ path, include, exclude, selector, limits, fs, inventory });
+  const root = Object.freeze({ path, identity, include, exclude, selector, limits, fs, inventory });
+  released.register(root, hold);
+  return root;
+}
+
+/**
+ * Why the root given as `given` cannot be opened: `otherwise`, or a denial.
+ * Deno checks a permission against the path as written, without resolving
+ * links, so a grant on a path through a symlink does not cover the real
+ * path this server pins.
+ */
+function rootRefusal(error: unknown, given: string, otherwise: string): unknown {
+  if (!(error instanceof FsError)) return error;
+  const denied = "permission denied; grant read and write permission on its real path (no symlink in it)";
+  return new ConfigError(`${JSON.stringify(given)} ${error.code === "denied" ? denied : otherwise}`, "root");
 }
 
 /** `path` resolved against the working directory, or as given when there is none (it was removed). */

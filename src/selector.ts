@@ -1,6 +1,8 @@
 /**
  * Decides, from names alone, which paths a root serves: a path is served
- * when it matches some include pattern and no exclude pattern. Directory
+ * when it matches some include pattern and neither it nor any of its
+ * ancestor directories matches an exclude pattern (`--exclude private`
+ * excludes `private/key.txt`). Directory
  * questions (can anything below be served? is everything below excluded?)
  * are answered by running the patterns segment by segment, so the walker can
  * prune a directory before it ever stats or opens anything inside it.
@@ -13,9 +15,12 @@ import { compileGlob, type GlobSegments, parseGlob, segmentSource } from "./glob
 export interface Selector {
   /** Whether a relative file path is served. */
   isServed(path: string): boolean;
-  /** Whether a directory could hold a served path (some include reaches below it, no exclude covers it). */
+  /**
+   * Whether a directory could hold a served path: some include reaches below
+   * it, and neither it nor an ancestor is excluded.
+   */
   mayContain(dir: string): boolean;
-  /** Whether an exclude pattern covers every path below a directory. */
+  /** Whether everything below a directory is excluded (it or an ancestor matches an exclude, or one covers below it). */
   isExcludedDir(dir: string): boolean;
   /** Whether some include pattern can match a file directly in the root. */
   readonly reachesRootLevel: boolean;
@@ -27,14 +32,25 @@ class Pattern {
   readonly #matchers: (RegExp | null)[];
   readonly #whole: RegExp;
 
+  /** Matches a path that matches the pattern or lies below one that does. */
+  readonly #orBelow: RegExp;
+
   constructor(pattern: string, whole: RegExp) {
     this.#segments = parseGlob(pattern);
     this.#matchers = this.#segments.map((s) => s === "**" ? null : new RegExp(`^${segmentSource(s)}$`, "u"));
     this.#whole = whole;
+    // No segment of a glob matches a `/`, so a match that a `/` (or the end) follows ends at a
+    // segment boundary: one test answers "this path or an ancestor matches".
+    this.#orBelow = new RegExp(`${whole.source.slice(0, -1)}(?:/[^]*)?$`, "u");
   }
 
   test(path: string): boolean {
     return this.#whole.test(path);
+  }
+
+  /** Whether the path or one of its ancestors matches. */
+  testOrAncestor(path: string): boolean {
+    return this.#orBelow.test(path);
   }
 
   /** Adds the states reachable by letting a `**` match nothing (a trailing one must match something). */
@@ -105,9 +121,11 @@ export function createSelector(include: readonly string[], exclude: readonly str
   const compile = (p: string) => new Pattern(p, compileGlob(p));
   const includes = include.map(compile);
   const excludes = exclude.map(compile);
-  const isExcludedDir = (dir: string) => excludes.some((p) => p.coversBelow(dir));
+  // The root itself is never excluded (a `*` would match its empty path), only what is below it.
+  const isExcludedDir = (dir: string) =>
+    excludes.some((p) => (dir !== "" && p.testOrAncestor(dir)) || p.coversBelow(dir));
   return {
-    isServed: (path) => includes.some((p) => p.test(path)) && !excludes.some((p) => p.test(path)),
+    isServed: (path) => includes.some((p) => p.test(path)) && !excludes.some((p) => p.testOrAncestor(path)),
     mayContain: (dir) => includes.some((p) => p.reachesBelow(dir)) && !isExcludedDir(dir),
     isExcludedDir,
     reachesRootLevel: includes.some((p) => p.matchesOneSegment),

@@ -11,6 +11,8 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { CursorCodec } from "./cursor.ts";
 import { VersionGate } from "./version_gate.ts";
 import { ToolError } from "./errors.ts";
+import { checkRoot } from "./confine.ts";
+import { FsError } from "./ports/fs_port.ts";
 import { toolResult } from "./wire.ts";
 import type { Root } from "./root.ts";
 import { SERVER_NAME, VERSION } from "./version.ts";
@@ -83,7 +85,12 @@ export function createServer(
           maxBytes: root.limits.maxResultBytes,
           signal: ctx.mcpReq.signal,
         };
-        return toolResult((await tool.run(args as never, context)) as object);
+        checkRoot(root); // first, before anything is read, listed or written
+        const result = await tool.run(args as never, context);
+        // And last, for what is read: a root replaced while the call ran may have led it elsewhere,
+        // so its result is dropped. (A write that completed is reported as done.)
+        if (tool.annotations.readOnlyHint) checkRoot(root);
+        return toolResult(result as object);
       } catch (error) {
         return { isError: true, content: [{ type: "text" as const, text: failureText(error) }] };
       }
@@ -133,6 +140,10 @@ function servedModernOnly(server: McpServer): McpServer {
  */
 function failureText(error: unknown): string {
   if (error instanceof ToolError) return error.message.replace(CONTROL, escapeControl);
+  // A filesystem condition is never an internal error; the tools name the path, this is the backstop.
+  if (error instanceof FsError) {
+    return `the call met a filesystem condition it could not complete (${error.code.replace("_", " ")})`;
+  }
   return "internal error: the call could not be completed";
 }
 

@@ -233,10 +233,41 @@ test("createSelector: a trailing '**' exclude covers a directory's contents, not
   assert.equal(selector.mayContain("build"), false);
   assert.equal(selector.isServed("build/out.js"), false);
   assert.equal(selector.isServed("build"), true);
-  // `*.log` names paths of one segment; it does not cover a directory's contents.
+  // `*.log` matches a path of one segment: a file, or a directory and so everything below it.
   assert.equal(selector.isServed("a.log"), false);
-  assert.equal(selector.isExcludedDir("a.log"), false);
-  assert.equal(selector.isServed("a.log/x.txt"), true);
+  assert.equal(selector.isExcludedDir("a.log"), true);
+  assert.equal(selector.mayContain("a.log"), false);
+  assert.equal(selector.isServed("a.log/x.txt"), false);
+  assert.equal(selector.isServed("sub/a.log"), true);
+});
+
+test("createSelector: an exclude that matches a directory's path excludes everything below it", () => {
+  const selector = createSelector(["**"], ["private", "*.key", "**/node_modules"]);
+  for (
+    const path of ["private", "private/key.txt", "private/a/b.txt", "top.key", "top.key/x", "node_modules"]
+  ) {
+    assert.equal(selector.isServed(path), false, path);
+  }
+  for (const path of ["x/node_modules/a.js", "x/y/node_modules/a/b.js", "a\nb.key/c"]) {
+    assert.equal(selector.isServed(path), false, path);
+  }
+  for (
+    const dir of ["private", "private/a", "top.key", "top.key/sub", "x/node_modules", "x/node_modules/a"]
+  ) {
+    assert.equal(selector.mayContain(dir), false, dir);
+    assert.equal(selector.isExcludedDir(dir), true, dir);
+  }
+  // Only whole segments: a name that merely starts like an excluded one is served.
+  for (const path of ["privatex/y.txt", "a/private/x.txt", "sub/top.key", "x/node_modulesx/a.js", "ok.txt"]) {
+    assert.equal(selector.isServed(path), true, path);
+  }
+  assert.equal(selector.mayContain("privatex"), true);
+  assert.equal(selector.mayContain(""), true);
+  // `*` excludes every root-level path, and so everything, but never the root itself.
+  const all = createSelector(["**"], ["*"]);
+  assert.equal(all.isServed("a.txt"), false);
+  assert.equal(all.isServed("a/b.txt"), false);
+  assert.equal(all.isExcludedDir(""), false);
 });
 
 test("createSelector with no include serves nothing", () => {

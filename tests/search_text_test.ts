@@ -3,39 +3,7 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { RUNTIME, structured, withServer } from "./_harness.ts";
 import { traverseAll, withInProcess } from "./_inprocess.ts";
-
-type Item = { path: string; line: number; text: string };
-
-const MAX_TEXT = 1_024;
-
-/** The items search_text must report for `query` in one file, computed here from the bytes. */
-function expected(path: string, bytes: Buffer, query: string): Item[] {
-  const needle = Buffer.from(query);
-  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-  const out: Item[] = [];
-  let start = 0;
-  for (let line = 1; start < bytes.length; line++) {
-    const nl = bytes.indexOf(0x0a, start);
-    const end = nl < 0 ? bytes.length : nl;
-    let body = bytes.subarray(start, end);
-    if (nl >= 0 && body.at(-1) === 0x0d) body = body.subarray(0, -1);
-    if (body.indexOf(needle) >= 0) {
-      let text: string | null;
-      try {
-        text = decoder.decode(body);
-      } catch {
-        text = null;
-      }
-      if (text !== null) {
-        let cut = Math.min(body.length, MAX_TEXT);
-        while (cut < body.length && (body[cut] & 0xc0) === 0x80) cut--;
-        out.push({ path, line, text: body.subarray(0, cut).toString("utf8") });
-      }
-    }
-    start = end + 1;
-  }
-  return out;
-}
+import { expected } from "./_search_reference.ts";
 
 test(`${RUNTIME}: invalid UTF-8 lines are skipped whole; CRLF and a last line without newline are lines`, async () => {
   const bad = Buffer.concat([
@@ -96,7 +64,7 @@ test(`${RUNTIME}: a long line's text is cut to 1,024 bytes on a character bounda
   });
 });
 
-test(`${RUNTIME}: line numbers are right across the 8 MiB scan windows of one call`, async () => {
+test(`${RUNTIME}: line numbers are right across the scan windows of one call`, async () => {
   // About 17 MiB of lines of varying length; a needle every 9,973rd line and on the lines around 8 and 16 MiB.
   const parts: string[] = [];
   let size = 0;

@@ -1,21 +1,20 @@
 /**
  * Runs a server session under `strace` and checks, from the kernel's side,
- * that excluded paths are skipped before any stat or open: the trace of
- * file and descriptor syscalls never names a path inside an excluded
- * directory or an excluded file. Skipped where `strace` is missing or may
- * not trace.
+ * that excluded paths are decided from their names alone: over every tool
+ * and every argument shape (an excluded file, directory or link named
+ * directly, a path below one, a path through one, a search scope), the trace
+ * of file and descriptor syscalls never names an excluded path, and every
+ * such call gets exactly the answer a missing path gets. Skipped where
+ * `strace` is missing or may not trace.
  *
  * @module
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readFileSync, realpathSync } from "node:fs";
+import { chmodSync, readFileSync, realpathSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { makeRoot, RUNTIME, startServerUnder, structured, toolErrorText, traverse } from "./_harness.ts";
-
-const EXCLUDED_DIR = "excluded-dir-7f3a";
-const EXCLUDED_FILE = "secret-file-9c2b.txt";
 
 /** Why this suite cannot run here, or `false` when `strace` can trace a child. */
 const SKIP: string | false = (() => {
@@ -25,23 +24,90 @@ const SKIP: string | false = (() => {
   return false;
 })();
 
+// Every excluded name is unique, so a trace line that contains one names an excluded path.
+const DIR = "xdir-7f3a"; // --exclude '**/xdir-7f3a': the directory and everything below it
+const FILE = "xfile-9c2b.txt"; // --exclude '**/xfile-9c2b.txt'
+const KEY = ".k3y"; // --exclude '*.k3y': root-level names only, of any kind
+const BELOW = "xbelow-5d1e"; // --exclude '**/xbelow-5d1e/**': only what lies below it
+
 const FILES = {
   "top.txt": "MARK top\n",
   "served/a.txt": "MARK a\n",
   "served/deep/b.md": "MARK b\n",
-  [`${EXCLUDED_FILE}`]: "MARK secret\n",
-  [`served/${EXCLUDED_FILE}`]: "MARK secret\n",
-  [`${EXCLUDED_DIR}/inner.txt`]: "MARK hidden\n",
-  [`${EXCLUDED_DIR}/sub/deep.txt`]: "MARK hidden\n",
-  [`served/${EXCLUDED_DIR}/x.txt`]: "MARK hidden\n",
+  [FILE]: "MARK secret\n",
+  [`served/${FILE}`]: "MARK secret\n",
+  [`${DIR}/inner.txt`]: "MARK hidden\n",
+  [`${DIR}/sub/deep.txt`]: "MARK hidden\n",
+  [`served/${DIR}/x.txt`]: "MARK hidden\n",
+  [`file${KEY}`]: "MARK hidden\n",
+  [`dir${KEY}/x`]: "MARK hidden\n",
+  [`${BELOW}/y.txt`]: "MARK hidden\n",
+  [`${BELOW}/sub/z.txt`]: "MARK hidden\n",
 };
 
-const ARGS = ["--include", "**", "--exclude", `**/${EXCLUDED_DIR}/**`, "--exclude", `**/${EXCLUDED_FILE}`];
+const ARGS = [
+  "--include",
+  "**",
+  "--exclude",
+  `**/${DIR}`,
+  "--exclude",
+  `**/${FILE}`,
+  "--exclude",
+  `*${KEY}`,
+  "--exclude",
+  `**/${BELOW}/**`,
+];
 
-test(`${RUNTIME}: under strace, no syscall names an excluded directory or file`, { skip: SKIP }, async () => {
+/** Paths that are excluded, or lie below or pass through an excluded path. */
+const EXCLUDED = [
+  FILE,
+  `served/${FILE}`,
+  `${FILE}/x`,
+  DIR,
+  `${DIR}/inner.txt`,
+  `${DIR}/sub`,
+  `${DIR}/sub/deep.txt`,
+  `${DIR}/sub/more/x`,
+  `${DIR}/nosuch`,
+  `served/${DIR}`,
+  `served/${DIR}/x.txt`,
+  `file${KEY}`,
+  `file${KEY}/y`,
+  `dir${KEY}`,
+  `dir${KEY}/x`,
+  `link${KEY}`,
+  `link${KEY}/x`,
+  `none${KEY}`,
+  `none${KEY}/x`,
+  `${BELOW}/y.txt`,
+  `${BELOW}/sub`,
+  `${BELOW}/sub/z.txt`,
+  `${BELOW}/nosuch/x`,
+];
+
+/** Every tool call shape that takes a path, for one path. */
+function shapes(path: string): [string, Record<string, unknown>][] {
+  return [
+    ["read_text_file", { path }],
+    ["list_directory", { path }],
+    ["search_text", { query: "MARK", path }],
+    ["read_text_file", { path, limit: 1 }],
+  ];
+}
+
+/** Whether a trace line names an excluded path. */
+function namesExcluded(line: string): boolean {
+  // `xbelow-5d1e` itself is not excluded (a trailing `**` matches one or more segments): only below it.
+  return line.includes(DIR) || line.includes(FILE) || line.includes(KEY) || line.includes(`${BELOW}/`);
+}
+
+test(`${RUNTIME}: under strace, no syscall names an excluded path, whatever the tool and argument shape`, {
+  skip: SKIP,
+}, async () => {
   const root = makeRoot(FILES);
   const traceDir = makeRoot();
   const traceFile = join(traceDir.path, "trace.txt");
+  symlinkSync(join(root.path, "served"), join(root.path, `link${KEY}`));
   // `-s 0` keeps read/write buffers (requests naming excluded paths) out of
   // the trace; path arguments are always printed in full.
   const strace = ["strace", "-f", "-qq", "-s", "0", "-e", "trace=file,desc", "-o", traceFile, "--"];
@@ -52,20 +118,13 @@ test(`${RUNTIME}: under strace, no syscall names an excluded directory or file`,
     assert.deepEqual(listing.items.map((i: { name: string }) => i.name), ["served", "top.txt"]);
     const sub = await traverse(server, "list_directory", { path: "served" });
     assert.deepEqual(sub.items.map((i: { name: string }) => i.name), ["a.txt", "deep"]);
+    const served = ["served/a.txt", "served/deep/b.md", "top.txt"];
     const found = await traverse(server, "search_files", { query: "." });
-    assert.deepEqual(found.items.map((i: { path: string }) => i.path), [
-      "served/a.txt",
-      "served/deep/b.md",
-      "top.txt",
-    ]);
+    assert.deepEqual(found.items.map((i: { path: string }) => i.path), served);
     const text = await traverse(server, "search_text", { query: "MARK" });
-    assert.deepEqual(text.items.map((i: { path: string }) => i.path), [
-      "served/a.txt",
-      "served/deep/b.md",
-      "top.txt",
-    ]);
+    assert.deepEqual(text.items.map((i: { path: string }) => i.path), served);
     await traverse(server, "search_text", { query: "MARK", path: "served" });
-    for (const path of ["top.txt", "served/a.txt", "served/deep/b.md"]) {
+    for (const path of served) {
       assert.equal(structured(await server.call("read_text_file", { path })).items.length, 1);
     }
     assert.equal(
@@ -73,28 +132,21 @@ test(`${RUNTIME}: under strace, no syscall names an excluded directory or file`,
       1,
     );
 
-    // What is excluded, named directly: refused without touching it.
-    const refused: [string, Record<string, unknown>][] = [
-      ["read_text_file", { path: EXCLUDED_FILE }],
-      ["read_text_file", { path: `served/${EXCLUDED_FILE}` }],
-      ["read_text_file", { path: `${EXCLUDED_DIR}/inner.txt` }],
-      ["read_text_file", { path: `${EXCLUDED_DIR}/sub/deep.txt` }],
-      ["read_text_file", { path: `served/${EXCLUDED_DIR}/x.txt` }],
-      ["list_directory", { path: EXCLUDED_DIR }],
-      ["list_directory", { path: `${EXCLUDED_DIR}/sub` }],
-      ["list_directory", { path: `served/${EXCLUDED_DIR}` }],
-      ["list_directory", { path: `${EXCLUDED_DIR}/sub/more` }],
-      ["search_text", { query: "MARK", path: `${EXCLUDED_DIR}/sub/more` }],
-      ["search_text", { query: "MARK", path: EXCLUDED_DIR }],
-      ["search_text", { query: "MARK", path: `${EXCLUDED_DIR}/sub` }],
-      ["search_text", { query: "MARK", path: `${EXCLUDED_DIR}/inner.txt` }],
-      ["search_text", { query: "MARK", path: `served/${EXCLUDED_DIR}` }],
-      ["write_text_file", { path: EXCLUDED_FILE, content: "x" }],
-    ];
-    for (const [tool, args] of refused) toolErrorText(await server.call(tool, args));
-    for (const query of ["secret", "excluded", "hidden"]) {
+    // Every excluded shape: exactly the answer of a missing path, whatever the excluded object is.
+    for (const path of EXCLUDED) {
+      for (const [tool, args] of shapes(path)) {
+        const text = toolErrorText(await server.call(tool, args));
+        assert.equal(text, `not found: ${path}`, `${tool} ${JSON.stringify(args)}`);
+      }
+    }
+    for (const path of [FILE, `file${KEY}`, `link${KEY}`, `none${KEY}`]) {
+      const text = toolErrorText(await server.call("write_text_file", { path, content: "x" }));
+      assert.match(text, /is not selected by this root's --include\/--exclude/, path);
+    }
+    for (const query of ["xfile", "xdir", "k3y", "xbelow", "hidden"]) {
       assert.deepEqual(structured(await server.call("search_files", { query })).items, [], query);
     }
+    assert.deepEqual((await traverse(server, "search_text", { query: "hidden" })).items, []);
     assert.equal(await server.close(), 0);
 
     const trace = readFileSync(traceFile, "utf8");
@@ -102,19 +154,51 @@ test(`${RUNTIME}: under strace, no syscall names an excluded directory or file`,
     // The trace does record the server's file syscalls on served paths...
     assert.ok(trace.includes(join(real, "served", "deep", "b.md")), "served paths are in the trace");
     assert.ok(trace.includes(join(real, "new.txt")), "the write is in the trace");
-    // ...and never a path inside an excluded directory, nor an excluded file, at any depth.
-    const lines = trace.split("\n");
-    const leaks = lines.filter((line) => line.includes(`${EXCLUDED_DIR}/`) || line.includes(EXCLUDED_FILE));
-    assert.deepEqual(leaks, []);
-    // The excluded directory's own name is only ever lstat-ed: `search_text` given it as a
-    // scope checks whether it is a file, which the glob rule would serve (a trailing `**`
-    // matches one or more segments). It is never opened or listed.
-    for (const line of lines.filter((l) => l.includes(EXCLUDED_DIR))) {
-      assert.match(line, /^\d+ +(statx|newfstatat|lstat|fstatat64)\(.*(AT_SYMLINK_NOFOLLOW|lstat)/, line);
-    }
+    // ...and never an excluded path, at any depth.
+    assert.deepEqual(trace.split("\n").filter(namesExcluded), []);
   } finally {
     await server.close().catch(() => server.child.kill("SIGKILL"));
     root.cleanup();
     traceDir.cleanup();
   }
 });
+
+test(
+  `${RUNTIME}: under strace, a write names its temporary file only to create it exclusively and rename it`,
+  {
+    skip: SKIP,
+  },
+  async () => {
+    const root = makeRoot({ "a.txt": "old\n" });
+    const traceDir = makeRoot();
+    const traceFile = join(traceDir.path, "trace.txt");
+    chmodSync(join(root.path, "a.txt"), 0o640); // an existing target's mode is carried over to the new file
+    const strace = ["strace", "-f", "-qq", "-s", "0", "-e", "trace=file,desc", "-o", traceFile, "--"];
+    const server = startServerUnder(strace, root.path, ["--include", "**"]);
+    try {
+      for (const path of ["a.txt", "b.txt", "a.txt"]) {
+        assert.equal(structured(await server.call("write_text_file", { path, content: "new\n" })).bytes, 4);
+      }
+      assert.equal(await server.close(), 0);
+      assert.equal(statSync(join(root.path, "a.txt")).mode & 0o777, 0o640);
+
+      // After the exclusive create, the temporary file is reached through its descriptor only (its
+      // mode set by fchmod): a path-based call could follow a link swapped in for the name.
+      const lines = readFileSync(traceFile, "utf8").split("\n");
+      let creates = 0;
+      for (const [i, line] of lines.entries()) {
+        const temp = /"([^"]*\.ptc-fs-mcp-[0-9a-f]+\.tmp)", [^)]*O_CREAT\|O_EXCL/.exec(line)?.[1];
+        if (temp === undefined) continue;
+        creates++;
+        const later = lines.slice(i + 1).filter((l) => l.includes(`"${temp}"`));
+        assert.ok(later.length > 0, "the temporary file is renamed");
+        for (const l of later) assert.match(l, /^\d+ +rename(at2?)?\(/, l);
+      }
+      assert.equal(creates, 3, "every write created its temporary file exclusively");
+    } finally {
+      await server.close().catch(() => server.child.kill("SIGKILL"));
+      root.cleanup();
+      traceDir.cleanup();
+    }
+  },
+);

@@ -55,8 +55,10 @@ const caseArbitrary = fc.record({
   paths: fc.uniqueArray(pathArbitrary, { minLength: 1, maxLength: 24 }),
 });
 
+/** Served: some include matches, and no exclude matches the path or one of its ancestors. */
 function referenceServed(include: readonly string[], exclude: readonly string[], path: string): boolean {
-  return include.some((g) => referenceMatch(g, path)) && !exclude.some((g) => referenceMatch(g, path));
+  const excluded = [...dirsOf(path), path].some((p) => exclude.some((g) => referenceMatch(g, p)));
+  return include.some((g) => referenceMatch(g, path)) && !excluded;
 }
 
 /** Whether some one-segment path can match the glob (a witness per literal segment). */
@@ -99,6 +101,10 @@ async function run(options: CampaignOptions) {
         }
         if (selector.isExcludedDir(dir)) {
           tally.check(!served, () => `${label}: isExcludedDir(${dir}) but ${path}`);
+        }
+        // A directory whose path an exclude matches is pruned, with everything below it.
+        if ([...dirsOf(dir), dir].some((d) => c.exclude.some((g) => referenceMatch(g, d)))) {
+          tally.check(!selector.mayContain(dir), () => `${label}: mayContain(${dir}) below an exclude`);
         }
       }
     }

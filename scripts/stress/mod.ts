@@ -12,6 +12,9 @@ import { concurrencyCampaign } from "./concurrency.ts";
 import { crashCampaign } from "./crash.ts";
 import { cursorsCampaign } from "./fuzz_cursors.ts";
 import { garbageCampaign } from "./garbage.ts";
+import { longLineCampaign } from "./longline.ts";
+import { rootSwapCampaign } from "./rootswap.ts";
+import { excludedCampaign } from "./strace_sweep.ts";
 import { pathsCampaign } from "./fuzz_paths.ts";
 import { racesCampaign } from "./races.ts";
 import { selectorCampaign } from "./fuzz_selector.ts";
@@ -34,4 +37,7 @@ export const CAMPAIGNS: readonly Campaign[] = [
   crashCampaign,
   cancelCampaign,
   shutdownCampaign,
+  longLineCampaign,
+  rootSwapCampaign,
+  excludedCampaign,
 ];

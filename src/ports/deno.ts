@@ -1,20 +1,16 @@
 /**
- * The Deno port: `Deno.*` only. Deno has no `O_NOFOLLOW`, so `openRead`
- * closes that gap by proof: it lstats the path without following links,
- * opens it, fstats the descriptor, and refuses unless the descriptor is the
- * very inode (device and inode number) the lstat saw and a regular file.
- * A link swapped in between the two steps opens some other inode and fails.
+ * The Deno port: `Deno.*`, and Deno's built-in `node:fs` for the two
+ * primitives `Deno.*` lacks (SPEC section 4): the open for content with
+ * `O_NOFOLLOW | O_NONBLOCK`, so a link swapped in after the check fails in
+ * the kernel and a FIFO swapped in cannot block the process, and `fchmod`
+ * for the mode of a write's new file (`descriptor.ts`).
  *
  * @module
  */
-import {
-  type DirEntry,
-  type EntryKind,
-  type FileHandle,
-  type FileInfo,
-  FsError,
-  type FsPort,
-} from "./fs_port.ts";
+import { type DirEntry, type EntryKind, type FileInfo, FsError, type FsPort } from "./fs_port.ts";
+import { constants } from "node:fs";
+import { createExclusive, errnoError, holdDirectory, openRegular } from "./descriptor.ts";
+import { missingOpenFlags } from "./capabilities.ts";
 
 const MS_TO_NS = 1_000_000n;
 
@@ -42,17 +38,19 @@ function infoOf(s: Deno.FileInfo): FileInfo {
   };
 }
 
-/** Maps a Deno error to the project's codes, at this one boundary. */
+/** Maps a Deno error (of `Deno.*` or of its `node:fs`) to the project's codes, at this one boundary. */
 function fsError(error: unknown): FsError {
   if (error instanceof FsError) return error;
+  if (
+    error instanceof Deno.errors.PermissionDenied || error instanceof Deno.errors.NotCapable
+  ) return new FsError("denied");
+  const byErrno = errnoError(error);
+  if (byErrno !== null) return byErrno;
   if (error instanceof Deno.errors.NotFound) return new FsError("not_found");
   if (error instanceof Deno.errors.AlreadyExists) return new FsError("exists");
   if (error instanceof Deno.errors.NotADirectory) return new FsError("not_directory");
   if (error instanceof Deno.errors.FilesystemLoop) return new FsError("symlink");
   if (error instanceof Deno.errors.IsADirectory) return new FsError("not_regular");
-  if (
-    error instanceof Deno.errors.PermissionDenied || error instanceof Deno.errors.NotCapable
-  ) return new FsError("denied");
   return new FsError("io");
 }
 
@@ -64,40 +62,33 @@ function attempt<T>(fn: () => T): T {
   }
 }
 
-function handle(file: Deno.FsFile): FileHandle {
-  let open = true;
-  return {
-    stat: () => attempt(() => infoOf(file.statSync())),
-    readAt(buffer, position) {
-      return attempt(() => {
-        file.seekSync(position, Deno.SeekMode.Start);
-        let done = 0;
-        while (done < buffer.length) {
-          const n = file.readSync(buffer.subarray(done));
-          if (n === null || n === 0) break;
-          done += n;
-        }
-        return done;
-      });
-    },
-    writeAll(data) {
-      attempt(() => {
-        let done = 0;
-        while (done < data.length) done += file.writeSync(data.subarray(done));
-      });
-    },
-    sync: () => attempt(() => file.syncSync()),
-    close() {
-      if (open) {
-        open = false;
-        file.close();
-      }
-    },
-  };
+/**
+ * Lists a directory. Deno decodes a name that is not UTF-8 with U+FFFD for
+ * the bad bytes (`node:fs` on Deno too), so such a name cannot be told from
+ * one that really holds U+FFFD. An entry whose name holds U+FFFD is
+ * therefore reported once, of kind `unknown`: the caller's no-follow lstat
+ * of that very name then finds the real file, or nothing, and the name of
+ * an entry that is not UTF-8 is never served as another's.
+ */
+function readDir(path: string): DirEntry[] {
+  const entries: DirEntry[] = [];
+  let doubtful: Set<string> | undefined;
+  for (const d of Deno.readDirSync(path)) {
+    if (!d.name.includes("\uFFFD")) {
+      entries.push({ name: d.name, kind: kindOf(d) });
+      continue;
+    }
+    doubtful ??= new Set();
+    if (doubtful.has(d.name)) continue;
+    doubtful.add(d.name);
+    entries.push({ name: d.name, kind: "unknown" });
+  }
+  return entries;
 }
 
 /** The `FsPort` for Deno. */
 export const denoPort: FsPort = {
+  unsupported: missingOpenFlags(constants),
   realPath: (path) => attempt(() => Deno.realPathSync(path)),
 
   lstat(path) {
@@ -111,41 +102,10 @@ export const denoPort: FsPort = {
     }
   },
 
-  readDir: (path) =>
-    attempt(() => Array.from(Deno.readDirSync(path), (d): DirEntry => ({ name: d.name, kind: kindOf(d) }))),
-
-  openRead(path) {
-    const seen = denoPort.lstat(path);
-    if (seen === null) throw new FsError("not_found");
-    if (seen.kind === "symlink") throw new FsError("symlink");
-    if (seen.kind !== "file") throw new FsError("not_regular");
-    const file = handle(attempt(() => Deno.openSync(path, { read: true })));
-    try {
-      const info = file.stat();
-      // The proof that replaces O_NOFOLLOW: same device, same inode, still regular.
-      if (info.ino !== seen.ino || info.dev !== seen.dev) throw new FsError("changed");
-      if (info.kind !== "file") throw new FsError("not_regular");
-      return file;
-    } catch (error) {
-      file.close();
-      throw fsError(error);
-    }
-  },
-
-  createExclusive(path, mode) {
-    const file = attempt(() => Deno.openSync(path, { write: true, createNew: true, mode: mode ?? 0o666 }));
-    if (mode !== undefined) {
-      try {
-        // Deno has no fchmod; the file was just created exclusively by us.
-        Deno.chmodSync(path, mode);
-      } catch (error) {
-        file.close();
-        throw fsError(error);
-      }
-    }
-    return handle(file);
-  },
-
+  holdDirectory: (path) => holdDirectory(path, fsError),
+  readDir: (path) => attempt(() => readDir(path)),
+  openRead: (path) => openRegular((p) => denoPort.lstat(p), path, fsError),
+  createExclusive: (path, mode) => createExclusive(path, mode, fsError),
   rename: (from, to) => attempt(() => Deno.renameSync(from, to)),
   remove(path) {
     // `Deno.removeSync` would also remove an empty directory; this port removes files only.

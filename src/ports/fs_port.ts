@@ -1,7 +1,7 @@
 /**
  * The runtime seam. The core reaches the filesystem only through this
  * interface; `deno.ts` implements it with `Deno.*` and `node.ts` with
- * `node:fs`. Every call is synchronous: each tool call is bounded by its own
+ * `node:fs` (`descriptor.ts` holds the descriptor primitives both use). Every call is synchronous: each tool call is bounded by its own
  * budgets, and synchronous calls avoid a thread-pool round trip per file.
  *
  * @module
@@ -14,7 +14,7 @@ export type EntryKind = "file" | "directory" | "symlink" | "other" | "unknown";
 export interface DirEntry {
   /** The entry's name, one path segment. */
   readonly name: string;
-  /** The kind reported by the directory itself; a symlink is reported as `symlink`. */
+  /** The kind reported by the directory itself; a symlink is reported as `symlink`; `unknown`: lstat it. */
   readonly kind: EntryKind;
 }
 
@@ -48,6 +48,14 @@ export interface FileHandle {
   writeAll(data: Uint8Array): void;
   /** Flushes the file's data and metadata to storage. */
   sync(): void;
+  /** Closes the descriptor; safe to call twice. */
+  close(): void;
+}
+
+/** A directory kept open: while it is, its inode number cannot be given to another. */
+export interface DirectoryHold {
+  /** `fstat` of the descriptor. */
+  stat(): FileInfo;
   /** Closes the descriptor; safe to call twice. */
   close(): void;
 }
@@ -91,17 +99,32 @@ export interface FsPort {
   realPath(path: string): string;
   /** No-follow stat; `null` when nothing is there. */
   lstat(path: string): FileInfo | null;
-  /** Lists a directory, each entry's kind taken from the directory itself. */
+  /**
+   * Opens a directory and keeps it open (used once, to pin the root): a
+   * directory removed and re-created at the same path would otherwise get
+   * the same inode number back (ext4 hands it out again at once). Fails with
+   * `not_directory` when it is not one.
+   */
+  holdDirectory(path: string): DirectoryHold;
+  /**
+   * Lists a directory, each entry's kind taken from the directory itself.
+   * Names are exact: a name that is not valid UTF-8 is left out (it cannot
+   * be named faithfully in JSON). A runtime that cannot tell such a name from
+   * one that holds U+FFFD reports a name with U+FFFD once, as `unknown`, so
+   * that an lstat of the name decides.
+   */
   readDir(path: string): DirEntry[];
   /**
    * Opens a regular file for reading without following a link at the final
-   * component. Fails with `symlink`, `not_regular`, `not_found` or `changed`
-   * (the object was swapped between the check and the open).
+   * component and without blocking (a FIFO swapped in fails). Fails with
+   * `symlink`, `not_regular`, `not_found` or `changed` (the object was
+   * swapped between the check and the open).
    */
   openRead(path: string): FileHandle;
   /**
    * Creates a new file for writing, failing with `exists` if anything (a link
-   * included) is already there. With `mode`, the file gets exactly that mode.
+   * included) is already there. With `mode`, the file gets exactly that mode,
+   * set through the descriptor, never by path.
    */
   createExclusive(path: string, mode?: number): FileHandle;
   /** Atomically renames `from` over `to` (never follows a link at `to`). */

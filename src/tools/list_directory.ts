@@ -11,7 +11,7 @@
 import * as z from "zod";
 import { compareBytewise } from "../bytes.ts";
 import { assertState } from "../cursor.ts";
-import { checkParents, checkPathArgument, notFound } from "../confine.ts";
+import { admit, checkParents, checkPathArgument, notFound, refusal } from "../confine.ts";
 import { Digest } from "../hashing.ts";
 import { ToolError } from "../errors.ts";
 import { fitPage, pageSchema } from "../page.ts";
@@ -46,10 +46,18 @@ export const listDirectory: Tool<typeof inputSchema, ReturnType<typeof pageSchem
   run({ path = "", cursor, limit }, ctx) {
     const { root } = ctx;
     const dir = checkPathArgument(root, path, true);
-    if (dir !== "") checkParents(root, dir);
-    const entries = root.inventory.entries(dir);
+    // Decided from the name first: an excluded or unreachable path is never touched.
+    const may = dir === "" ? { file: false, directory: true } : admit(root, dir, "either");
+    let entries: Entries | null;
+    let isFile = false;
+    try {
+      if (dir !== "") checkParents(root, dir);
+      entries = may.directory ? root.inventory.entries(dir) : null;
+      if (entries === null && may.file) isFile = root.fs.lstat(root.inventory.abs(dir))?.kind === "file";
+    } catch (error) {
+      throw refusal(error, dir);
+    }
     if (entries === null) {
-      const isFile = root.selector.isServed(dir) && root.fs.lstat(root.inventory.abs(dir))?.kind === "file";
       throw isFile
         ? new ToolError(`${dir} is a file, not a directory; read it with read_text_file`)
         : notFound(dir);

@@ -3,7 +3,8 @@
  * order then line order. Files are scanned in windows (one per file up to
  * `SCAN_WINDOW_BYTES`) with a native substring search (see `windowSearch`);
  * a line is reported whole (its text cut to `MAX_LINE_TEXT_BYTES` on a
- * character boundary) or skipped when its bytes are not valid UTF-8. A call
+ * character boundary) or skipped when its bytes are not valid UTF-8, also a
+ * line longer than a window, which is streamed through (`#longLine`). A call
  * scans at most `searchScanBytes`, so a page may hold no items and still
  * carry a progress cursor.
  *
@@ -16,15 +17,23 @@
 import * as z from "zod";
 import { Buffer } from "node:buffer";
 import { setImmediate } from "node:timers";
-import { charBoundary, compareBytewise, decodeStrict } from "../bytes.ts";
-import { checkParents, checkPathArgument, notFound, openServedFile, readFully } from "../confine.ts";
+import { charBoundary, compareBytewise, decodeStrict, decodeValid, Utf8Stream } from "../bytes.ts";
+import {
+  admit,
+  checkParents,
+  checkPathArgument,
+  checkRoot,
+  notFound,
+  openServedFile,
+  readFully,
+  refusal,
+} from "../confine.ts";
 import { assertState } from "../cursor.ts";
-import { STALE_CURSOR_MESSAGE, ToolError } from "../errors.ts";
+import { ROOT_MOVED_MESSAGE, STALE_CURSOR_MESSAGE, ToolError } from "../errors.ts";
 import { Digest } from "../hashing.ts";
 import { fitPage, itemCost, type Page, pageSchema } from "../page.ts";
-import type { FileInfo } from "../ports/fs_port.ts";
+import { type FileHandle, type FileInfo, FsError } from "../ports/fs_port.ts";
 import type { Root } from "../root.ts";
-import { isTempName } from "../temp_names.ts";
 import { checkQuery } from "./query.ts";
 import {
   argumentsSchema,
@@ -39,8 +48,15 @@ import {
 /** Longest `text` of a reported line, in UTF-8 bytes. */
 export const MAX_LINE_TEXT_BYTES = 1_024;
 
-/** Largest window read from a file at once. */
-export const SCAN_WINDOW_BYTES = 8 * 1024 * 1024;
+/**
+ * Largest window read from a file at once; a longer line is streamed
+ * through, never given a larger window. 1 MiB rather than 8: as fast on a
+ * 170 MiB file (measured on both runtimes), a third of the memory for three
+ * concurrent calls, and a fresh window buffer (the first touch of its pages
+ * cost 27 ms per 8 MiB on the development machine) no longer holds the event
+ * loop past the 10 ms between yields.
+ */
+export const SCAN_WINDOW_BYTES = 1024 * 1024;
 
 /** Smallest buffer allocated for a window, so a run of small files does not regrow it each time. */
 const MIN_BUFFER_BYTES = 64 * 1024;
@@ -112,7 +128,7 @@ export const searchText: Tool<typeof inputSchema, ReturnType<typeof pageSchema<t
     if (claims) {
       start = claims.position;
       for (; index < files.length && compareBytewise(files[index], start.f) <= 0; index++) {
-        identities.set(index, root.fs.lstat(root.inventory.abs(files[index])));
+        identities.set(index, identityOf(root, files[index]));
       }
       assertState(claims, stateAt(start.f));
       if (index > 0 && files[index - 1] === start.f) index--; // resume in it
@@ -220,19 +236,28 @@ function write(view: DataView, at: number, info: FileInfo | null): void {
 
 /** The served files a scope names: one file, or every file below a directory. */
 function scopeFiles(root: Root, scope: string): string[] {
-  if (scope !== "") {
-    checkParents(root, scope);
-    const name = scope.slice(scope.lastIndexOf("/") + 1);
-    if (
-      root.selector.isServed(scope) && !isTempName(name) &&
-      root.fs.lstat(root.inventory.abs(scope))?.kind === "file"
-    ) {
-      return [scope];
-    }
+  // Decided from the name first: an excluded or unreachable scope is never touched.
+  const may = scope === "" ? { file: false, directory: true } : admit(root, scope, "either");
+  let files: string[] = [];
+  try {
+    if (scope !== "") checkParents(root, scope);
+    if (may.file && root.fs.lstat(root.inventory.abs(scope))?.kind === "file") return [scope];
+    if (may.directory) files = [...root.inventory.files(scope)];
+  } catch (error) {
+    throw refusal(error, scope);
   }
-  const files = [...root.inventory.files(scope)];
   if (scope !== "" && files.length === 0) throw notFound(scope);
   return files;
+}
+
+/** The identity of a scope's file now, `null` when it is gone or cannot be looked at. */
+function identityOf(root: Root, rel: string): FileInfo | null {
+  try {
+    return root.fs.lstat(root.inventory.abs(rel));
+  } catch (error) {
+    if (error instanceof FsError) return null;
+    throw error;
+  }
 }
 
 /**
@@ -253,8 +278,8 @@ class Scan {
   #room: number;
   #scanned = 0;
   #yieldedAt = performance.now(); // when the call last yielded (or started)
-  /** Most bytes one window holds; doubled while a single line does not fit. */
-  #windowBytes: number;
+  /** Most bytes one window holds; a longer line is streamed through, never given a larger window. */
+  readonly #windowBytes: number;
   /** Holds the window; allocated on demand, only as large as the files need. */
   #buffer: Buffer | null = null;
 
@@ -272,7 +297,7 @@ class Scan {
     const { root } = this.#ctx;
     if (this.#scanned >= root.limits.searchScanBytes) {
       // Stopping before this file: bind its identity as the next call will check it.
-      record(root.fs.lstat(root.inventory.abs(from.f)));
+      record(identityOf(root, from.f));
       return from;
     }
     // In this call's first file, stop for the budget only past `from`, so every call makes progress
@@ -283,9 +308,9 @@ class Scan {
     try {
       opened = openServedFile(root, from.f);
     } catch (error) {
-      if (!(error instanceof ToolError)) throw error;
-      record(root.fs.lstat(root.inventory.abs(from.f)));
-      return null; // gone, swapped for a link, or not regular: skipped
+      if (!(error instanceof ToolError) || error.message === ROOT_MOVED_MESSAGE) throw error;
+      record(identityOf(root, from.f));
+      return null; // gone, swapped for a link, not regular or not readable: skipped
     }
     const { handle, info } = opened;
     try {
@@ -295,26 +320,33 @@ class Scan {
       let line = from.l;
       let carry = 0; // bytes at the window start carried over from the previous window
       while (base + carry < info.size) {
-        if (carry === this.#windowBytes) {
-          this.#windowBytes = Math.min(this.#windowBytes * 2, root.limits.maxFileBytes + 1);
-        }
         // A window never reaches past the size the file had when opened: the bytes it holds
         // belong to the identity recorded for it.
         const bytes = Math.min(this.#windowBytes, info.size - base);
         const buffer = this.#bufferFor(bytes, carry);
         const n = carry + readFully(handle, buffer.subarray(carry, bytes), base + carry);
-        const eof = base + n >= info.size || n === carry;
+        const eof = n < bytes || base + n >= info.size; // a short read: the file shrank
         const window = buffer.subarray(0, n);
         this.#scanned += n - carry;
-        const result = this.#lines(window, from.f, base, line, eof);
-        if (result.stop) return result.stop;
-        if (eof) return null;
-        // Carry the unfinished last line into the next window.
-        const next = result.lastLineStart;
-        line = result.lineAt(next);
-        window.copyWithin(0, next, n);
-        carry = n - next;
-        base += next;
+        if (!eof && lastIndexOf.call(window, NEWLINE) < 0) {
+          // One line fills the whole window: stream through it instead of growing the window.
+          const long = await this.#longLine(handle, info.size, window, from.f, base, line);
+          if (long.stop) return long.stop;
+          if (long.next === null) return null;
+          base = long.next;
+          carry = long.carry;
+          line++;
+        } else {
+          const result = this.#lines(window, from.f, base, line, eof);
+          if (result.stop) return result.stop;
+          if (eof) return null;
+          // Carry the unfinished last line into the next window.
+          const next = result.lastLineStart;
+          line = result.lineAt(next);
+          window.copyWithin(0, next, n);
+          carry = n - next;
+          base += next;
+        }
         if (this.#scanned >= root.limits.searchScanBytes && (base > from.o || !first)) {
           return { f: from.f, o: base, l: line };
         }
@@ -326,11 +358,76 @@ class Scan {
     }
   }
 
-  /** Hands the window buffer back for the next call (unless a long line made it oversized). */
+  /**
+   * Streams through one line longer than a window, a window at a time, so a
+   * call's memory stays at one window whatever the line's length, and it
+   * yields and honours cancellation inside the line. Kept meanwhile: the
+   * line's first bytes (its reported text), whether it matched (a match may
+   * straddle two windows: the last `needle - 1` bytes are kept too), and the
+   * UTF-8 validation state (a character cut by a window edge waits for the
+   * next). `window` holds the line's first window, from `start`.
+   *
+   * Returns where the next line starts (`null` at end of file), with its
+   * first `carry` bytes already at the start of the buffer, or where the
+   * call must stop.
+   */
+  async #longLine(
+    handle: FileHandle,
+    size: number,
+    window: Buffer,
+    path: string,
+    start: number,
+    number: number,
+  ): Promise<{ stop: Position | null; next: number | null; carry: number }> {
+    const head = Buffer.from(window.subarray(0, MAX_LINE_TEXT_BYTES + 4)); // a copy: the buffer is reused
+    const overlap = this.#needle.length - 1;
+    let tail = Buffer.from(window.subarray(window.length - overlap));
+    let matched = this.#search(window)(0) >= 0;
+    const utf8 = new Utf8Stream();
+    utf8.push(window);
+    let at = start + window.length;
+    while (true) {
+      await this.#checkpoint();
+      const bytes = Math.min(this.#windowBytes, size - at);
+      const buffer = this.#bufferFor(bytes, 0);
+      const n = bytes === 0 ? 0 : readFully(handle, buffer.subarray(0, bytes), at);
+      this.#scanned += n;
+      const newline = indexOf.call(buffer.subarray(0, n), NEWLINE);
+      const part = buffer.subarray(0, newline < 0 ? n : newline);
+      if (!matched && overlap > 0) {
+        matched = Buffer.concat([tail, part.subarray(0, overlap)]).indexOf(this.#needle) >= 0;
+      }
+      if (!matched) matched = this.#search(part)(0) >= 0;
+      utf8.push(part);
+      if (newline < 0 && n === bytes && at + n < size) {
+        tail = Buffer.from(part.subarray(Math.max(0, part.length - overlap)));
+        at += n;
+        continue;
+      }
+      // The line ends here: at a newline, or at the end of the file.
+      const end = at + part.length;
+      const next = newline < 0 ? null : end + 1;
+      if (matched && utf8.valid) {
+        const text = decodeValid(head.subarray(0, charBoundary(head, MAX_LINE_TEXT_BYTES)));
+        const found: Item = { path, line: number, text };
+        const stop = this.#offer(found, { f: path, o: next ?? end, l: number + 1 }, {
+          f: path,
+          o: start,
+          l: number,
+        });
+        if (stop) return { stop, next, carry: 0 };
+      }
+      if (next === null) return { stop: null, next, carry: 0 };
+      buffer.copyWithin(0, newline + 1, n);
+      return { stop: null, next, carry: n - newline - 1 };
+    }
+  }
+
+  /** Hands the window buffer back for the next call. */
   release(): void {
     const buffer = this.#buffer;
     this.#buffer = null;
-    if (buffer && buffer.length <= SCAN_WINDOW_BYTES && buffer.length > (spareBuffer?.length ?? 0)) {
+    if (buffer && buffer.length > (spareBuffer?.length ?? 0)) {
       spareBuffer = buffer;
     }
   }
@@ -380,20 +477,24 @@ class Scan {
       from = end + 1;
       const text = lineText(window.subarray(start, end), newline >= 0);
       if (text === null) continue; // not UTF-8: skipped whole
-      const found: Item = { path, line: number, text };
-      const cost = itemCost(found);
-      if (this.items.length >= this.#maxItems || cost > this.#room) {
-        if (this.items.length === 0) this.#accept(found, next, cost); // fitPage reports it
-        else return { stop: { f: path, o: base + start, l: number }, lastLineStart, lineAt };
-      } else this.#accept(found, next, cost);
+      const stop = this.#offer({ path, line: number, text }, next, { f: path, o: base + start, l: number });
+      if (stop) return { stop, lastLineStart, lineAt };
     }
     return { stop: null, lastLineStart, lineAt };
   }
 
-  #accept(found: Item, next: Position, cost: number): void {
+  /**
+   * Takes a found line, to be followed by `next`; returns `here` (the line's
+   * own position) instead when the page is full, for the next call.
+   */
+  #offer(found: Item, next: Position, here: Position): Position | null {
+    const cost = itemCost(found);
+    // A first item that does not fit is taken anyway: fitPage reports it.
+    if (this.items.length > 0 && (this.items.length >= this.#maxItems || cost > this.#room)) return here;
     this.items.push(found);
     this.after.push(next);
     this.#room -= cost;
+    return null;
   }
 
   /**
@@ -408,6 +509,7 @@ class Scan {
       await new Promise((resolve) => setTimeout(resolve, 0));
       await new Promise((resolve) => setImmediate(resolve));
       this.#yieldedAt = performance.now();
+      if (!this.#ctx.signal.aborted) checkRoot(this.#ctx.root); // the root may have moved meanwhile
     }
     if (this.#ctx.signal.aborted) throw new ToolError("cancelled");
   }

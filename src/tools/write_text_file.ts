@@ -10,6 +10,7 @@
 import * as z from "zod";
 import { randomBytes } from "node:crypto";
 import { utf8 } from "../bytes.ts";
+import { refusal } from "../confine.ts";
 import { ToolError } from "../errors.ts";
 import { Digest } from "../hashing.ts";
 import { type FileHandle, FsError } from "../ports/fs_port.ts";
@@ -71,7 +72,12 @@ export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
       throw new ToolError(`content is ${bytes.length} bytes; the limit is ${root.limits.maxWriteBytes}`);
     }
     const target = root.inventory.abs(path);
-    const existing = root.fs.lstat(target);
+    let existing;
+    try {
+      existing = root.fs.lstat(target);
+    } catch (error) {
+      throw refusal(error, path);
+    }
     if (existing?.kind === "symlink") {
       throw new ToolError(`${path} is a symbolic link; links are never written through`);
     }

@@ -1,0 +1,159 @@
+/**
+ * The descriptor primitives both ports share, on `node:fs`: the open for
+ * content with `O_NOFOLLOW | O_NONBLOCK`, the exclusive create whose mode is
+ * set through the descriptor, the `FileHandle` over a descriptor, and the
+ * descriptor that holds the root directory. The
+ * Node port is built on them; the Deno port uses them because `Deno.*` has
+ * no such open and no `fchmod` (`node:fs` is built into Deno, not a
+ * dependency).
+ *
+ * @module
+ */
+import * as fs from "node:fs";
+import type { Buffer } from "node:buffer";
+import { type DirectoryHold, type EntryKind, type FileHandle, type FileInfo, FsError } from "./fs_port.ts";
+
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;
+
+/** Maps a thrown error to the project's codes; each port brings its own. */
+export type ErrorMap = (error: unknown) => FsError;
+
+/** The project's code for a `node:fs` errno code, or `null` when it has none. */
+export function errnoError(error: unknown): FsError | null {
+  switch ((error as { code?: unknown } | null)?.code) {
+    case "ENOENT":
+      return new FsError("not_found");
+    case "ELOOP":
+      return new FsError("symlink");
+    case "ENOTDIR":
+      return new FsError("not_directory");
+    case "EEXIST":
+      return new FsError("exists");
+    case "EACCES":
+    case "EPERM":
+      return new FsError("denied");
+    case "EISDIR":
+    case "ENXIO":
+      return new FsError("not_regular");
+    default:
+      return null;
+  }
+}
+
+/** What a `node:fs` stat or directory entry is. */
+export function kindOf(s: fs.BigIntStats | fs.Dirent<string | Buffer>): EntryKind {
+  if (s.isFile()) return "file";
+  if (s.isDirectory()) return "directory";
+  if (s.isSymbolicLink()) return "symlink";
+  return "other";
+}
+
+/** A `node:fs` bigint stat as the port reports it. */
+export function infoOf(s: fs.BigIntStats): FileInfo {
+  return {
+    kind: kindOf(s),
+    size: Number(s.size),
+    mtimeNs: s.mtimeNs,
+    ctimeNs: s.ctimeNs,
+    ino: s.ino,
+    dev: s.dev,
+    nlink: Number(s.nlink),
+    mode: Number(s.mode) & 0o7777,
+  };
+}
+
+function attempt<T>(map: ErrorMap, fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    throw map(error);
+  }
+}
+
+/** A `FileHandle` over an open descriptor. */
+export function fdHandle(fd: number, map: ErrorMap): FileHandle {
+  let open = true;
+  return {
+    stat: () => attempt(map, () => infoOf(fs.fstatSync(fd, { bigint: true }))),
+    readAt: (buffer, position) => attempt(map, () => fs.readSync(fd, buffer, 0, buffer.length, position)),
+    writeAll(data) {
+      attempt(map, () => {
+        let done = 0;
+        while (done < data.length) done += fs.writeSync(fd, data, done, data.length - done);
+      });
+    },
+    sync: () => attempt(map, () => fs.fsyncSync(fd)),
+    close() {
+      if (open) {
+        open = false;
+        fs.closeSync(fd);
+      }
+    },
+  };
+}
+
+/**
+ * `FsPort.openRead`: checks `path` with the port's own no-follow `lstat`,
+ * then opens it with `O_NOFOLLOW | O_NONBLOCK`, so a link swapped in after
+ * the check fails in the kernel and a FIFO swapped in cannot block. The
+ * check stays: it keeps FIFOs and devices from being opened at all in the
+ * common case, and the descriptor must then be the very inode the check saw
+ * (else `changed`, which the caller retries: an atomic write renamed over
+ * the path) and a regular file. That proof is what refuses a swapped-in link
+ * on Deno under scoped permissions (`--allow-read=<dir>`): Deno 2.9 resolves
+ * the link itself for its permission check and opens the target, so the
+ * kernel never sees it.
+ */
+export function openRegular(
+  lstat: (path: string) => FileInfo | null,
+  path: string,
+  map: ErrorMap,
+): FileHandle {
+  const seen = lstat(path);
+  if (seen === null) throw new FsError("not_found");
+  if (seen.kind === "symlink") throw new FsError("symlink");
+  if (seen.kind !== "file") throw new FsError("not_regular");
+  const file = fdHandle(attempt(map, () => fs.openSync(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)), map);
+  try {
+    const info = file.stat();
+    if (info.kind !== "file") throw new FsError("not_regular");
+    if (info.ino !== seen.ino || info.dev !== seen.dev) throw new FsError("changed");
+    return file;
+  } catch (error) {
+    file.close();
+    throw map(error);
+  }
+}
+
+/**
+ * `FsPort.createExclusive`: `O_CREAT | O_EXCL | O_NOFOLLOW`, then the mode
+ * through the descriptor (`fchmod`), never by path: a link swapped in for
+ * the new name cannot redirect it to another file.
+ */
+export function createExclusive(path: string, mode: number | undefined, map: ErrorMap): FileHandle {
+  const fd = attempt(map, () => fs.openSync(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode ?? 0o666));
+  if (mode !== undefined) {
+    try {
+      fs.fchmodSync(fd, mode); // the umask narrowed the mode of the open
+    } catch (error) {
+      fs.closeSync(fd);
+      throw map(error);
+    }
+  }
+  return fdHandle(fd, map);
+}
+
+/** `FsPort.holdDirectory`: `O_DIRECTORY | O_NOFOLLOW`, kept open by the caller. */
+export function holdDirectory(path: string, map: ErrorMap): DirectoryHold {
+  const fd = attempt(map, () => fs.openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+  let open = true;
+  return {
+    stat: () => attempt(map, () => infoOf(fs.fstatSync(fd, { bigint: true }))),
+    close() {
+      if (open) {
+        open = false;
+        fs.closeSync(fd);
+      }
+    },
+  };
+}

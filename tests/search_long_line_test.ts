@@ -1,0 +1,168 @@
+/**
+ * `search_text` on lines longer than its scan window: the window never
+ * grows, the scan streams through the line a window at a time (a match may
+ * straddle two windows, a character may be cut by one), honours a
+ * cancellation inside the line, and still reports the line whole (its text
+ * cut to 1,024 bytes) or skips it whole when it is not UTF-8.
+ *
+ * The in-process server with `searchScanBytes: 4096` scans in windows of
+ * 4 KiB (the smallest), so lines of tens of KiB are already "long".
+ *
+ * @module
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { makeRoot, RUNTIME } from "./_harness.ts";
+import { traverseAll, withInProcess } from "./_inprocess.ts";
+import { expected } from "./_search_reference.ts";
+import { type FileHandle, type FsPort, openRoot, ToolError } from "../mod.ts";
+import { CursorCodec } from "../src/cursor.ts";
+import { searchText } from "../src/tools/search_text.ts";
+import { nodePort } from "../src/ports/node.ts";
+
+const WINDOW = 4_096;
+
+/** A line of `length` bytes of filler with pieces set at offsets. */
+function line(length: number, pieces: [number, string | Uint8Array][] = [], fill = "x"): Buffer {
+  const bytes = Buffer.alloc(length, fill);
+  for (const [at, piece] of pieces) Buffer.from(piece as string).copy(bytes, at);
+  return bytes;
+}
+
+/** A seeded PRNG (mulberry32). */
+function rng(seed: number): (n: number) => number {
+  let s = seed >>> 0;
+  return (n) => {
+    let t = (s = (s + 0x6d2b79f5) >>> 0);
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
+  };
+}
+
+test(`${RUNTIME}: a line longer than the scan window is reported whole, matched across window edges`, async () => {
+  const euro = "\u20ac"; // 3 bytes
+  const clef = "\u{1d11e}"; // 4 bytes
+  const files = {
+    // The text is cut before a character the 1,024-byte cut would split; the needle straddles
+    // the first window edge; characters straddle later edges.
+    "straddle.txt": Buffer.concat([
+      line(20_000, [[1_022, euro], [WINDOW - 3, "needle"], [2 * WINDOW - 1, euro], [3 * WINDOW - 2, clef]]),
+      Buffer.from("\nneedle two\n"),
+    ]),
+    // Not UTF-8 deep inside the line, or a character cut by garbage across an edge: skipped whole.
+    "invalid.txt": Buffer.concat([
+      line(30_000, [[10, "needle"], [25_000, new Uint8Array([0xff])]]),
+      Buffer.from("\nneedle after\n"),
+    ]),
+    "cut.txt": line(3 * WINDOW, [[5, "needle"], [2 * WINDOW - 1, new Uint8Array([0xe2, 0x41])]]),
+    // The needle ends exactly at the end of a long last line without newline.
+    "tail.txt": Buffer.concat([Buffer.from("short\n"), line(5 * WINDOW + 17, [[5 * WINDOW + 11, "needle"]])]),
+    // Two long lines in a row, the match in the second; then a window of short lines.
+    "two.txt": Buffer.concat([
+      line(9_000),
+      Buffer.from("\n"),
+      line(9_000, [[8_000, "needle"]]),
+      Buffer.from("\n"),
+      Buffer.from("needle short\n".repeat(400)),
+    ]),
+    "none.txt": line(50_000, [[WINDOW - 2, "need"], [WINDOW + 5, "le"]]),
+  };
+  await withInProcess(files, { limits: { searchScanBytes: WINDOW } }, async (server, root) => {
+    const want = Object.keys(files).sort().flatMap((path) =>
+      expected(path, readFileSync(join(root.path, path)), "needle")
+    );
+    assert.ok(!want.some((i) => i.path === "invalid.txt" && i.line === 1));
+    for (const limits of [undefined, [1], [3, 1000]]) {
+      const { items } = await traverseAll(server, "search_text", { query: "needle" }, { limits });
+      assert.deepEqual(items, want, JSON.stringify(limits));
+    }
+    const straddle = want.find((i) => i.path === "straddle.txt" && i.line === 1)!;
+    assert.equal(Buffer.byteLength(straddle.text), 1_022, "cut before the character the cut would split");
+  });
+});
+
+test(`${RUNTIME}: random long lines are reported exactly as the bytes say`, async () => {
+  const random = rng(0x5eed);
+  const pieces = ["needle", "\u00e9", "\u20ac", "\u{1d11e}", "\r", new Uint8Array([0xff]), "nee", "dle"];
+  const files: Record<string, Buffer> = {};
+  for (let f = 0; f < 6; f++) {
+    const lines: Buffer[] = [];
+    for (let l = 0, count = 1 + random(5); l < count; l++) {
+      const length = random(4) === 0 ? random(200) : WINDOW + random(6 * WINDOW);
+      const marks: [number, string | Uint8Array][] = [];
+      for (let k = random(6); k > 0; k--) {
+        const piece = pieces[random(pieces.length)];
+        marks.push([random(Math.max(1, length - 8)), piece]);
+      }
+      lines.push(line(length, marks, "abcdefgh"[random(8)]));
+    }
+    files[`r${f}.txt`] = Buffer.from(lines.map((b) => b.toString("latin1")).join("\n"), "latin1");
+  }
+  await withInProcess(files, { limits: { searchScanBytes: WINDOW } }, async (server, root) => {
+    const want = Object.keys(files).sort().flatMap((path) =>
+      expected(path, readFileSync(join(root.path, path)), "needle")
+    );
+    assert.ok(want.length > 0, "some lines match");
+    const { items } = await traverseAll(server, "search_text", { query: "needle" });
+    assert.deepEqual(items, want);
+  });
+});
+
+test(`${RUNTIME}: inside one long line the scan never reads more than a window at once and stops when cancelled`, async () => {
+  const temp = makeRoot({ "long.txt": line(64 * WINDOW, [[60 * WINDOW, "needle"]]) });
+  try {
+    // A port whose reads are recorded, and that cancels the call at its fifth read.
+    const reads: number[] = [];
+    const abort = new AbortController();
+    const port: FsPort = {
+      ...nodePort,
+      openRead(path: string): FileHandle {
+        const handle = nodePort.openRead(path);
+        return {
+          ...handle,
+          readAt(buffer: Uint8Array, position: number) {
+            reads.push(buffer.length);
+            if (reads.length === 5) abort.abort();
+            return handle.readAt(buffer, position);
+          },
+        };
+      },
+    };
+    const root = openRoot({
+      root: temp.path,
+      include: ["**"],
+      limits: { searchScanBytes: WINDOW },
+      fs: port,
+    });
+    const ctx = {
+      root,
+      cursors: new CursorCodec(),
+      serverInfo: { name: "test", version: "0" },
+      requestId: 1,
+      maxBytes: root.limits.maxResultBytes,
+      signal: abort.signal,
+    };
+    await assert.rejects(
+      Promise.resolve(searchText.run({ query: "needle", path: "long.txt" }, ctx)),
+      (error: unknown) => error instanceof ToolError && error.message === "cancelled",
+    );
+    assert.ok(Math.max(...reads) <= WINDOW, `a read of ${Math.max(...reads)} bytes`);
+    assert.equal(reads.length, 5, "no read after the cancellation");
+
+    // Uncancelled, the line is found, still a window at a time.
+    reads.length = 0;
+    const page = await searchText.run({ query: "needle", path: "long.txt" }, {
+      ...ctx,
+      signal: new AbortController().signal,
+    });
+    assert.deepEqual(page.items.map((i: { line: number }) => i.line), [1]);
+    assert.ok(Math.max(...reads) <= WINDOW, `a read of ${Math.max(...reads)} bytes`);
+    assert.equal(reads.reduce((a, b) => a + b, 0), 64 * WINDOW);
+  } finally {
+    temp.cleanup();
+  }
+});

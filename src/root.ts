@@ -93,7 +93,8 @@ export function openRoot(options: RootOptions): Root {
   try {
     path = fs.realPath(given);
   } catch (error) {
-    throw rootRefusal(error, given, "does not exist or cannot be read");
+    // Outside a Deno grant even a missing path is "denied": either way, the path as given is the user's to check.
+    throw error instanceof FsError ? rootRefusal(given, "does not exist or cannot be read") : error;
   }
   // Held open while the root is in use: a root removed and re-created at its path would
   // otherwise get the very inode number back, and pass for the pinned one.
@@ -104,7 +105,17 @@ export function openRoot(options: RootOptions): Root {
     info = hold.stat();
   } catch (error) {
     hold?.close();
-    throw rootRefusal(error, given, "is not a directory");
+    if (!(error instanceof FsError)) throw error;
+    // Deno checks a permission against the path as written, without resolving links: a grant on a
+    // path through a symlink does not cover the real path this server pins and opens.
+    throw rootRefusal(
+      given,
+      error.code === "denied"
+        ? "is not permitted; grant read and write permission on its real path (no symlink in it)"
+        : error.code === "not_directory"
+        ? "is not a directory"
+        : "does not exist or cannot be read",
+    );
   }
   const identity = Object.freeze({ dev: info.dev, ino: info.ino });
   const inventory = new Inventory(fs, path, selector, limits.maxDepth);
@@ -113,16 +124,9 @@ export function openRoot(options: RootOptions): Root {
   return root;
 }
 
-/**
- * Why the root given as `given` cannot be opened: `otherwise`, or a denial.
- * Deno checks a permission against the path as written, without resolving
- * links, so a grant on a path through a symlink does not cover the real
- * path this server pins.
- */
-function rootRefusal(error: unknown, given: string, otherwise: string): unknown {
-  if (!(error instanceof FsError)) return error;
-  const denied = "permission denied; grant read and write permission on its real path (no symlink in it)";
-  return new ConfigError(`${JSON.stringify(given)} ${error.code === "denied" ? denied : otherwise}`, "root");
+/** The refusal of the root given as `given`, in the library's words. */
+function rootRefusal(given: string, problem: string): ConfigError {
+  return new ConfigError(`${JSON.stringify(given)} ${problem}`, "root");
 }
 
 /** `path` resolved against the working directory, or as given when there is none (it was removed). */

@@ -27,7 +27,7 @@ import { parseArgs } from "node:util";
 import { type Context, makeContext, type Scenario } from "./bench/context.ts";
 import { CACHE_DIR, FULL, QUICK } from "./bench/corpus.ts";
 import { render, type Row } from "./bench/report.ts";
-import { prepareNode, runtimes } from "./bench/runtimes.ts";
+import { loadText, machine, prepareNode, runtimes } from "./bench/runtimes.ts";
 import { cold } from "./bench/scenarios/cold.ts";
 import { coldStart } from "./bench/scenarios/cold_start.ts";
 import { floor } from "./bench/scenarios/floor.ts";
@@ -95,9 +95,18 @@ for (const id of only) {
     Deno.exit(64);
   }
 }
+const reps = flags.reps === undefined ? (flags.quick ? 2 : 3) : Number(flags.reps);
+if (!Number.isInteger(reps) || reps < 1) {
+  console.error(`bench: --reps must be a positive integer, not ${flags.reps}`);
+  Deno.exit(64);
+}
 const wantHuge = flags["no-huge"] ? false : flags.huge ? true : only.has("huge") || !flags.quick;
 const selected = (id: string) => only.size > 0 ? only.has(id) : id === "huge" ? wantHuge : true;
 
+if (!["node", "deno", "both"].includes(flags.runtime)) {
+  console.error(`bench: --runtime is node, deno or both, not ${flags.runtime}`);
+  Deno.exit(64);
+}
 const repo = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const sources = {
   repo,
@@ -108,28 +117,13 @@ const sources = {
 const ctx: Context = makeContext({
   runtimes: runtimes(flags.runtime, sources),
   sizes: flags.quick ? QUICK : FULL,
-  reps: flags.reps ? Number(flags.reps) : flags.quick ? 2 : 3,
+  reps,
   quick: flags.quick,
   verbose: flags.verbose,
 });
 
-async function machine(): Promise<string> {
-  const sh = async (s: string) =>
-    new TextDecoder().decode(
-      (await new Deno.Command("sh", { args: ["-c", s], stdout: "piped" }).output()).stdout,
-    )
-      .trim();
-  const cpu = await sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2");
-  const cores = await sh("nproc");
-  const mem = await sh("awk '/MemTotal/ {printf \"%.0f GiB\", $2/1048576}' /proc/meminfo");
-  const node = await sh("node --version");
-  const load = Deno.loadavg().map((l) => l.toFixed(2)).join(" ");
-  return `${cpu}, ${cores} cores, ${mem}; Linux ${Deno.osRelease()}; Node ${node}, Deno ${Deno.version.deno}; ` +
-    `load average at start ${load}`;
-}
-
 const started = performance.now();
-const machineText = await machine();
+const machineText = `${await machine()}; load average at start ${loadText()}`;
 if (ctx.runtimes.some((r) => r.name === "node")) await prepareNode(sources);
 
 const rows: Row[] = [];
@@ -155,8 +149,9 @@ const output = render({
   title: `ptc-fs-mcp benchmark${
     flags.quick ? " (--quick: small corpora, not comparable to the targets)" : ""
   }`,
-  machine: `${machineText}; load average at the end ${Deno.loadavg().map((l) => l.toFixed(2)).join(" ")}`,
+  machine: `${machineText}, at the end ${loadText()}`,
   reps: ctx.reps,
+  rounds: ctx.sizes.callRounds,
   rows,
   notes,
   figures,

@@ -122,6 +122,8 @@ export interface Run {
   /** The machine, the runtimes' versions and the load average. */
   machine: string;
   reps: number;
+  /** Rounds of fresh processes behind each per-call p50. */
+  rounds: number;
   rows: readonly Row[];
   notes: readonly string[];
   figures: readonly string[];
@@ -140,7 +142,8 @@ export function render(run: Run): string {
     `## ${run.title}`,
     "",
     `Machine: ${run.machine}. Medians of ${run.reps} repetitions (after a warm-up), interleaved with the ` +
-    "baseline; peak RSS is the kernel's VmHWM, reset after discover. Deno/Node is Deno's figure divided by Node's.",
+    `baseline; per-call p50s are medians over ${run.rounds} rounds of fresh processes; peak RSS is the ` +
+    "kernel's VmHWM, reset after discover. Deno/Node is Deno's figure divided by Node's.",
     "",
     table(run.rows),
     "",

@@ -124,3 +124,21 @@ export async function prepareNode({ repo, npm }: Sources): Promise<void> {
   await Deno.mkdir(`${npm}/.bench`, { recursive: true });
   await Deno.copyFile(`${repo}/scripts/bench/bare_server.mjs`, `${npm}/.bench/bare_server.mjs`);
 }
+
+/** The machine and the runtimes' versions, for the report. */
+export async function machine(): Promise<string> {
+  const sh = async (script: string) => {
+    const out = await new Deno.Command("sh", { args: ["-c", script], stdout: "piped" }).output();
+    return new TextDecoder().decode(out.stdout).trim();
+  };
+  const cpu = await sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2");
+  const cores = await sh("nproc");
+  const mem = await sh("awk '/MemTotal/ {printf \"%.0f GiB\", $2/1048576}' /proc/meminfo");
+  const node = await sh("node --version");
+  return `${cpu}, ${cores} cores, ${mem}; Linux ${Deno.osRelease()}; Node ${node}, Deno ${Deno.version.deno}`;
+}
+
+/** The load average now: the machine is shared, so the report says how busy it was. */
+export function loadText(): string {
+  return Deno.loadavg().map((l) => l.toFixed(2)).join(" ");
+}

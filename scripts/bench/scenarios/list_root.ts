@@ -37,7 +37,10 @@ export async function listRoot(ctx: Context): Promise<Outcome> {
     try {
       await a.discover();
       await b.discover();
-      for (let i = 0; i < 20; i++) await once(a), await once(b);
+      for (let i = 0; i < 20; i++) {
+        await once(a);
+        await once(b);
+      }
       const ta: number[] = [];
       const tb: number[] = [];
       for (let i = 0; i < (ctx.quick ? 60 : 300); i++) {

@@ -7,6 +7,9 @@
  *
  * @module
  */
+import { linePool, NEEDLE, prng, textOf, WORDS } from "./text.ts";
+
+export { NEEDLE };
 
 /** Bumped whenever a generator changes, so cached corpora are rebuilt. */
 const GENERATOR_VERSION = 1;
@@ -14,205 +17,51 @@ const GENERATOR_VERSION = 1;
 /** The cache directory. */
 export const CACHE_DIR = `${(Deno.env.get("TMPDIR") ?? "/tmp").replace(/\/$/, "")}/ptc-fs-mcp-bench`;
 
-/** The rare needle of the text corpus; no generated word can form it. */
-export const NEEDLE = "Qz7NeedleX9";
-
 /** The file-name word that about 10% of tree files carry; `search_files` looks for it. */
 export const TREE_QUERY = "-iris.";
 
 const TREE_WORDS = ["apple", "birch", "cedar", "delta", "ember", "fjord", "grove", "haven", "iris", "jade"];
 
-const WORDS = [
-  "the",
-  "of",
-  "and",
-  "to",
-  "in",
-  "is",
-  "that",
-  "for",
-  "it",
-  "as",
-  "with",
-  "was",
-  "on",
-  "be",
-  "at",
-  "by",
-  "this",
-  "had",
-  "not",
-  "are",
-  "but",
-  "from",
-  "or",
-  "have",
-  "an",
-  "they",
-  "which",
-  "one",
-  "you",
-  "were",
-  "all",
-  "we",
-  "her",
-  "she",
-  "there",
-  "would",
-  "their",
-  "will",
-  "when",
-  "who",
-  "him",
-  "been",
-  "has",
-  "more",
-  "if",
-  "no",
-  "out",
-  "so",
-  "said",
-  "what",
-  "up",
-  "its",
-  "about",
-  "into",
-  "than",
-  "them",
-  "can",
-  "only",
-  "other",
-  "new",
-  "some",
-  "could",
-  "time",
-  "these",
-  "two",
-  "may",
-  "then",
-  "do",
-  "first",
-  "any",
-  "my",
-  "now",
-  "such",
-  "like",
-  "our",
-  "over",
-  "man",
-  "me",
-  "even",
-  "most",
-  "made",
-  "after",
-  "also",
-  "did",
-  "many",
-  "before",
-  "must",
-  "through",
-  "back",
-  "years",
-  "where",
-  "much",
-  "your",
-  "way",
-  "function",
-  "return",
-  "const",
-  "value",
-  "buffer",
-  "index",
-  "result",
-  "error",
-  "count",
-  "string",
-  "café",
-  "naïve",
-  "Grüße",
-  "smörgåsbord",
-  "façade",
-  "日本語",
-  "中文",
-  "Ελληνικά",
-  "русский",
-  "😀",
-  "→",
-];
-
-/** A small fast deterministic PRNG (mulberry32). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** A pool of generated text lines (without newlines). */
-function linePool(seed: number, count: number): string[] {
-  const rand = prng(seed);
-  const lines: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const n = 2 + Math.floor(rand() * 16);
-    const words: string[] = [];
-    for (let w = 0; w < n; w++) words.push(WORDS[Math.floor(rand() * WORDS.length)]);
-    if (rand() < 0.03) words.push(""); // an occasional trailing space
-    lines.push(rand() < 0.02 ? "" : words.join(" "));
-  }
-  return lines;
-}
-
-const encoder = new TextEncoder();
-
-/** Text of about `bytes` UTF-8 bytes made of whole pool lines, from a random place in the pool. */
-function textOf(pool: string[], rand: () => number, bytes: number, needles = 0): string {
-  const lines: string[] = [];
-  let size = 0;
-  let at = Math.floor(rand() * pool.length);
-  while (size < bytes) {
-    const line = pool[at];
-    at = (at + 1) % pool.length;
-    const cost = encoder.encode(line).length + 1;
-    if (size + cost > bytes && lines.length > 0) break;
-    lines.push(line);
-    size += cost;
-  }
-  for (let i = 0; i < needles; i++) {
-    const where = Math.floor(rand() * lines.length);
-    const words = lines[where].split(" ");
-    words.splice(Math.floor(rand() * (words.length + 1)), 0, NEEDLE);
-    lines[where] = words.join(" ");
-  }
-  return lines.join("\n") + "\n";
-}
-
 /** Sizes of every corpus; `quick` makes them small. */
 export interface Sizes {
   textFiles: number;
   textFileBytes: number;
+  /** Files per leaf of the 1,000-leaf tree: 100 makes the 100,000-file tree. */
   treeLeafFiles: number;
   readBytes: number;
   smallFiles: number;
+  /** Rounds of fresh processes for the per-call latencies. */
+  callRounds: number;
+  /** Growth figures: files per leaf of each tree, bytes of each read, files of each line-length corpus. */
+  growthLeafFiles: number[];
+  growthReadBytes: number[];
+  growthLineFiles: number;
 }
+
+const MIB = 1024 * 1024;
 
 /** The full sizes of the issue, and the `--quick` ones. */
 export const FULL: Sizes = {
   textFiles: 2_000,
   textFileBytes: 128 * 1024,
   treeLeafFiles: 100,
-  readBytes: 64 * 1024 * 1024,
+  readBytes: 64 * MIB,
   smallFiles: 500,
+  callRounds: 5,
+  growthLeafFiles: [1, 10, 100],
+  growthReadBytes: [MIB, 8 * MIB, 64 * MIB],
+  growthLineFiles: 32,
 };
 export const QUICK: Sizes = {
   textFiles: 200,
   textFileBytes: 128 * 1024,
   treeLeafFiles: 10,
-  readBytes: 8 * 1024 * 1024,
+  readBytes: 8 * MIB,
   smallFiles: 100,
+  callRounds: 2,
+  growthLeafFiles: [1, 10],
+  growthReadBytes: [MIB, 8 * MIB],
+  growthLineFiles: 8,
 };
 
 function exists(path: string): boolean {
@@ -274,6 +123,12 @@ export interface TreeShape {
   files: number;
 }
 
+/** The 1,000-leaf tree with `files` files per leaf. */
+export const tree = (files: number): TreeShape => ({ a: 10, b: 10, c: 10, files });
+
+/** The 1,000,000-file tree. */
+export const TREE_HUGE: TreeShape = { a: 10, b: 10, c: 100, files: 100 };
+
 /** The name of file `i` in leaf `leaf`; about 10% carry `-iris.`. */
 export function treeFileName(leaf: number, i: number): string {
   const h = Math.imul(leaf * 1_000_003 + i * 7_919 + 12_345, 2_654_435_761) >>> 0;
@@ -323,7 +178,7 @@ export function readCorpus(bytes: number): Promise<string> {
     const file = await Deno.open(`${root}/big.txt`, { write: true, create: true });
     let written = 0;
     while (written < bytes) {
-      const chunk = encoder.encode(textOf(pool, rand, Math.min(1024 * 1024, bytes - written)));
+      const chunk = new TextEncoder().encode(textOf(pool, rand, Math.min(1024 * 1024, bytes - written)));
       await file.write(chunk);
       written += chunk.length;
     }
@@ -341,5 +196,45 @@ export function smallCorpus(count: number): Promise<string> {
       const size = 1024 + Math.floor(rand() * 3072);
       Deno.writeTextFileSync(`${root}/s/f${String(i).padStart(4, "0")}.txt`, textOf(pool, rand, size));
     }
+  });
+}
+
+/**
+ * `files` ASCII files of about 1 MB each whose lines are all `lineBytes`
+ * long (one line per file at 1 MB); the needle sits in one line of every
+ * fourth file.
+ */
+export function lineCorpus(lineBytes: number, files: number): Promise<string> {
+  return cached(`lines-${lineBytes}x${files}`, { lineBytes, files, NEEDLE }, (root) => {
+    const rand = prng(7);
+    const ascii = WORDS.filter((w) => /^[a-z]+$/.test(w));
+    const words: string[] = [];
+    for (let n = 0; n < 2 * lineBytes + 65_536; n += words[words.length - 1].length + 1) {
+      words.push(ascii[Math.floor(rand() * ascii.length)]);
+    }
+    const text = words.join(" ");
+    const perFile = Math.max(1, Math.round(1_000_000 / (lineBytes + 1)));
+    for (let f = 0; f < files; f++) {
+      const needleLine = f % 4 === 0 ? Math.floor(rand() * perFile) : -1;
+      const lines: string[] = [];
+      for (let i = 0; i < perFile; i++) {
+        const at = Math.floor(rand() * (text.length - lineBytes));
+        let line = text.slice(at, at + lineBytes);
+        if (i === needleLine) {
+          const p = Math.floor(rand() * (lineBytes - NEEDLE.length));
+          line = line.slice(0, p) + NEEDLE + line.slice(p + NEEDLE.length);
+        }
+        lines.push(line);
+      }
+      Deno.writeTextFileSync(`${root}/f${String(f).padStart(3, "0")}.txt`, lines.join("\n") + "\n");
+    }
+  });
+}
+
+/** Two files for the per-call floor: `tiny.txt` (3 bytes) and `page.txt` (about 22 KB of UTF-8 text, one page). */
+export function floorCorpus(): Promise<string> {
+  return cached("floor", { tiny: 3, page: 22_000 }, (root) => {
+    Deno.writeTextFileSync(`${root}/tiny.txt`, "ok\n");
+    Deno.writeTextFileSync(`${root}/page.txt`, textOf(linePool(8, 2_000), prng(9), 22_000));
   });
 }

@@ -1,0 +1,103 @@
+/**
+ * The floors the benchmark measures the server against, one mode each:
+ *
+ * - `noop`: an SDK `McpServer` with one tool, `noop`, that has an input
+ *   schema and answers "ok" (the small-read baseline);
+ * - `mcp PAGES`: an SDK `McpServer` whose `read_text_file`, with input and
+ *   output schemas, replays from memory the pages recorded in the JSON-lines
+ *   file PAGES;
+ * - `server PAGES`: the same replay from the SDK's low-level `Server` with one
+ *   `tools/call` handler (no schemas, no tool registry);
+ * - `raw PAGES`: the same replay with no SDK at all: JSON-RPC lines in, lines out.
+ *
+ * No mode opens a file after start, so what is left is the per-call cost of
+ * its layer, the pipe and the client, for the same calls and the same bytes
+ * as the real server's. Plain JavaScript, so it runs as it is on Deno (import
+ * map) and on Node (copied beside the npm build's `node_modules`); the SDK is
+ * imported only by the modes that use it.
+ *
+ * Usage: bare_server.mjs noop | bare_server.mjs mcp|server|raw PAGES
+ *
+ * @module
+ */
+import { readFileSync } from "node:fs";
+import process from "node:process";
+
+const [mode, pagesFile] = process.argv.slice(2);
+const pages = pagesFile === undefined
+  ? []
+  : readFileSync(pagesFile, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
+// The page that follows each cursor, so a client's traversal is the same as against the real server.
+const after = new Map(pages.slice(0, -1).map((page, i) => [page.next_cursor, pages[i + 1]]));
+
+/** The tool result for the page after `cursor`, built per call as a server's handler would. */
+function replay(cursor) {
+  const page = cursor === undefined ? pages[0] : after.get(cursor);
+  return { content: [{ type: "text", text: JSON.stringify(page) }], structuredContent: page };
+}
+
+if (mode === "raw") {
+  let pending = "";
+  process.stdin.setEncoding("utf8");
+  process.stdin.on("data", (chunk) => {
+    pending += chunk;
+    for (let nl = pending.indexOf("\n"); nl >= 0; nl = pending.indexOf("\n")) {
+      const line = pending.slice(0, nl);
+      pending = pending.slice(nl + 1);
+      if (line.trim() !== "") answer(JSON.parse(line));
+    }
+  });
+} else if (mode === "server" || mode === "mcp" || mode === "noop") {
+  const { McpServer, Server } = await import("@modelcontextprotocol/server");
+  const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
+  const z = await import("zod");
+  const info = { name: `bare-${mode}`, version: "0" };
+  const options = { capabilities: { tools: {} } };
+  serveStdio(() => {
+    if (mode === "server") {
+      const server = new Server(info, options);
+      server.setRequestHandler("tools/call", (request) => replay(request.params.arguments?.cursor));
+      return server;
+    }
+    const server = new McpServer(info, options);
+    if (mode === "noop") {
+      server.registerTool(
+        "noop",
+        { description: "Does nothing.", inputSchema: z.strictObject({ path: z.string() }) },
+        () => ({ content: [{ type: "text", text: "ok" }] }),
+      );
+    } else {
+      server.registerTool(
+        "read_text_file",
+        {
+          description: "Replays recorded pages.",
+          inputSchema: z.strictObject({ path: z.string(), cursor: z.string().optional() }),
+          outputSchema: z.object({
+            items: z.array(z.object({ byte_offset: z.number().int().nonnegative(), text: z.string() })),
+            next_cursor: z.string().nullable(),
+            content_hash: z.string(),
+          }),
+        },
+        ({ cursor }) => replay(cursor),
+      );
+    }
+    return server;
+  }, { legacy: "reject" });
+} else {
+  process.stderr.write("usage: bare_server.mjs noop | bare_server.mjs mcp|server|raw PAGES\n");
+  process.exit(64);
+}
+
+/** The raw mode's whole protocol: discover and tools/call, one response line per request. */
+function answer(request) {
+  if (request.id === undefined) return; // a notification
+  const result = request.method === "server/discover"
+    ? { supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, resultType: "complete" }
+    : request.method === "tools/call"
+    ? { ...replay(request.params.arguments?.cursor), resultType: "complete" }
+    : undefined;
+  const message = result === undefined
+    ? { jsonrpc: "2.0", id: request.id, error: { code: -32601, message: `unknown method ${request.method}` } }
+    : { jsonrpc: "2.0", id: request.id, result };
+  process.stdout.write(JSON.stringify(message) + "\n");
+}

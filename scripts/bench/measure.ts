@@ -1,0 +1,182 @@
+/**
+ * How the scenarios time and weigh: interleaved repetitions against a
+ * baseline, and a server's peak RSS against its idle RSS.
+ *
+ * @module
+ */
+import type { Context } from "./context.ts";
+import { both, type Row, type RuntimeName, type Target } from "./report.ts";
+import { memoryOf, resetPeak, type RpcClient } from "./rpc.ts";
+import type { Runtime } from "./runtimes.ts";
+import { median } from "./stats.ts";
+import { baseline, type Traversal } from "./traversals.ts";
+
+/**
+ * Runs every arm once untimed, then `reps` rounds of every arm in turn, so
+ * that load from other processes falls on the baseline and the server alike.
+ * Returns each arm's median and samples, in the order of `arms`.
+ */
+export async function interleave(
+  reps: number,
+  arms: (() => Promise<number>)[],
+): Promise<{ medians: number[]; samples: number[][] }> {
+  for (const arm of arms) await arm();
+  const samples: number[][] = arms.map(() => []);
+  for (let i = 0; i < reps; i++) {
+    for (let a = 0; a < arms.length; a++) samples[a].push(await arms[a]());
+  }
+  return { medians: samples.map(median), samples };
+}
+
+/** Times `run` and returns its wall time in ms. */
+export async function timed(run: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await run();
+  return performance.now() - t0;
+}
+
+/** A server that answered discover, with its RSS measured then and its peak reset there. */
+export async function startMeasured(
+  rt: Runtime,
+  root: string,
+  extra: string[] = [],
+): Promise<{ client: RpcClient; idleKiB: number }> {
+  const client = rt.server(root, extra);
+  await client.discover();
+  await new Promise((r) => setTimeout(r, 200)); // let start-up garbage settle
+  const idleKiB = (await memoryOf(client.pid)).rssKiB;
+  await resetPeak(client.pid);
+  return { client, idleKiB };
+}
+
+/** The peak RSS of a server started by `startMeasured`, as a ratio to its idle RSS, with a note. */
+export async function peakRatio(
+  rt: Runtime,
+  measured: { client: RpcClient; idleKiB: number },
+  label: string,
+): Promise<{ ratio: number; note: string }> {
+  const peakKiB = (await memoryOf(measured.client.pid)).hwmKiB;
+  const mib = (kiB: number) => `${(kiB / 1024).toFixed(1)} MiB`;
+  return {
+    ratio: peakKiB / measured.idleKiB,
+    note: `${rt.name} RSS ${label}: idle ${mib(measured.idleKiB)}, peak ${mib(peakKiB)}`,
+  };
+}
+
+/** Medians of a traversal and of its baseline, in ms, and the traversal's number of calls. */
+export interface Timing {
+  server: number;
+  base: number;
+  calls: number;
+}
+
+/**
+ * Times `traversal` on one server that answered discover and is warm from
+ * the untimed first run, interleaved with its baseline; measures the
+ * server's peak RSS over all runs too.
+ */
+export async function warm(
+  ctx: Context,
+  rt: Runtime,
+  traversal: Traversal,
+  label: string,
+): Promise<Timing & { rss: { ratio: number; note: string } }> {
+  const measured = await startMeasured(rt, traversal.root);
+  try {
+    let calls = 0;
+    const r = await interleave(ctx.reps, [
+      () => baseline(traversal),
+      async () => {
+        const run = await traversal.run(measured.client);
+        calls = run.calls;
+        return run.ms;
+      },
+    ]);
+    const rss = await peakRatio(rt, measured, label);
+    return { base: r.medians[0], server: r.medians[1], calls, rss };
+  } finally {
+    await measured.client.close();
+  }
+}
+
+/**
+ * Times `traversal` on a freshly started server each run, as a host that
+ * spawns one server per job meets it: spawn, wait for discover, then time
+ * the traversal from its first call.
+ */
+export async function cold(ctx: Context, rt: Runtime, traversal: Traversal): Promise<Timing> {
+  let calls = 0;
+  const r = await interleave(ctx.reps, [
+    () => baseline(traversal),
+    async () => {
+      const client = rt.server(traversal.root);
+      try {
+        await client.discover();
+        const run = await traversal.run(client);
+        calls = run.calls;
+        return run.ms;
+      } finally {
+        await client.close();
+      }
+    },
+  ]);
+  return { base: r.medians[0], server: r.medians[1], calls };
+}
+
+/** A row of the peak-RSS section. */
+export function peakRow(
+  label: string,
+  values: Partial<Record<RuntimeName, number>>,
+  target: Target = both(1.3),
+): Row {
+  return {
+    section: "memory",
+    what: `peak RSS during ${label}`,
+    baseline: "RSS after server/discover",
+    unit: "×",
+    values,
+    target,
+  };
+}
+
+/** Runs `body` once per runtime of the context and collects what it returns, by runtime name. */
+export async function perRuntime<T>(
+  ctx: Context,
+  body: (rt: Runtime) => Promise<T>,
+): Promise<Partial<Record<RuntimeName, T>>> {
+  const out: Partial<Record<RuntimeName, T>> = {};
+  for (const rt of ctx.runtimes) {
+    console.error(`bench:   on ${rt.name} ...`);
+    out[rt.name] = await body(rt);
+  }
+  return out;
+}
+
+/** One field of every runtime's result. */
+export function pick<T, K extends keyof T>(
+  results: Partial<Record<RuntimeName, T>>,
+  key: K,
+): Partial<Record<RuntimeName, T[K]>> {
+  const out: Partial<Record<RuntimeName, T[K]>> = {};
+  for (const name of Object.keys(results) as RuntimeName[]) out[name] = results[name]![key];
+  return out;
+}
+
+/**
+ * One line of growth figures: per runtime, the server's median time at each
+ * size, then `extra` of each timing in parentheses, followed by `unit`.
+ */
+export function growthFigure(
+  title: string,
+  runs: Partial<Record<RuntimeName, Timing[]>>,
+  extra: (t: Timing, i: number) => string,
+  unit: string,
+): string {
+  const time = (n: number) => n.toFixed(n < 10 ? 1 : 0);
+  const parts = (Object.keys(runs) as RuntimeName[]).map((name) => {
+    const timings = runs[name]!;
+    return `${name === "node" ? "Node" : "Deno"} ${timings.map((t) => time(t.server)).join(" / ")} ms ` +
+      `(${timings.map(extra).join(" / ")}${unit})`;
+  });
+  return `${title}: ${parts.join("; ")}`;
+}

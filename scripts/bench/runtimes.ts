@@ -1,0 +1,144 @@
+/**
+ * The runtime registry: how the benchmark starts the real server, the bare
+ * floors (`bare_server.mjs`) and an empty process, on Node (the npm build)
+ * and on Deno (a checkout's `cli.ts`).
+ *
+ * @module
+ */
+import { RpcClient, timeSpawn } from "./rpc.ts";
+import type { RuntimeName } from "./report.ts";
+
+/** A mode of `bare_server.mjs`: `noop` needs no pages file, the replays do. */
+export type BareMode = "noop" | "mcp" | "server" | "raw";
+
+/** One runtime the benchmark measures. */
+export interface Runtime {
+  readonly name: RuntimeName;
+  /** Starts the real server on `root` with `--include '**'` and `extra` flags. */
+  server(root: string, extra?: string[]): RpcClient;
+  /** Starts a bare floor server; the replay modes answer from `pagesFile`. */
+  bare(mode: BareMode, pagesFile?: string): RpcClient;
+  /** Times the runtime's empty start, the cold-start baseline. */
+  empty(): Promise<number>;
+  /** The empty start as the table shows it. */
+  readonly emptyText: string;
+}
+
+/** Where the runtimes come from. */
+export interface Sources {
+  /** This repository. */
+  repo: string;
+  /** The npm build the Node server runs. */
+  npm: string;
+  /** The checkout whose `cli.ts` the Deno server runs. */
+  denoRepo: string;
+  /** Where Node servers write V8 CPU profiles, if anywhere. */
+  profile?: string;
+}
+
+const DENO = Deno.execPath();
+
+function nodeRuntime({ npm, profile }: Sources): Runtime {
+  const prof = profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [];
+  return {
+    name: "node",
+    server: (root, extra = []) =>
+      new RpcClient(
+        "node",
+        [...prof, `${npm}/dist/cli.js`, "--root", root, "--include", "**", ...extra],
+        "node server",
+      ),
+    bare: (mode, pagesFile) =>
+      new RpcClient(
+        "node",
+        [`${npm}/.bench/bare_server.mjs`, mode, ...(pagesFile ? [pagesFile] : [])],
+        `node ${mode}`,
+      ),
+    empty: () => timeSpawn("node", ["-e", "0"]),
+    emptyText: "`node -e 0`",
+  };
+}
+
+function denoRuntime({ repo, denoRepo }: Sources): Runtime {
+  const run = ["run", "--no-prompt"];
+  return {
+    name: "deno",
+    server: (root, extra = []) =>
+      new RpcClient(
+        DENO,
+        [
+          ...run,
+          `--allow-read=${root}`,
+          `--allow-write=${root}`,
+          `${denoRepo}/cli.ts`,
+          "--root",
+          root,
+          "--include",
+          "**",
+        ]
+          .concat(extra),
+        "deno server",
+        denoRepo,
+      ),
+    bare: (mode, pagesFile) =>
+      new RpcClient(
+        DENO,
+        pagesFile
+          ? [...run, `--allow-read=${pagesFile}`, `${repo}/scripts/bench/bare_server.mjs`, mode, pagesFile]
+          : [...run, `${repo}/scripts/bench/bare_server.mjs`, mode],
+        `deno ${mode}`,
+        repo,
+      ),
+    empty: () => timeSpawn(DENO, ["eval", "0"]),
+    emptyText: "`deno eval 0`",
+  };
+}
+
+/** The runtimes `--runtime` names (`node`, `deno` or `both`), Node first. */
+export function runtimes(which: string, sources: Sources): Runtime[] {
+  if (which !== "node" && which !== "deno" && which !== "both") throw new Error(`unknown runtime ${which}`);
+  return [
+    ...(which === "deno" ? [] : [nodeRuntime(sources)]),
+    ...(which === "node" ? [] : [denoRuntime(sources)]),
+  ];
+}
+
+/**
+ * Makes the Node side runnable: builds the npm package when `dist/cli.js` is
+ * missing, and puts `bare_server.mjs` beside its `node_modules`, where Node
+ * resolves the SDK from.
+ */
+export async function prepareNode({ repo, npm }: Sources): Promise<void> {
+  try {
+    await Deno.stat(`${npm}/dist/cli.js`);
+  } catch {
+    console.error(`bench: ${npm}/dist/cli.js is missing; building the npm package ...`);
+    const out = await new Deno.Command(DENO, {
+      args: ["run", "-A", `${repo}/scripts/build_npm.ts`, "--out", npm],
+      cwd: repo,
+      stdout: "inherit",
+      stderr: "inherit",
+    }).output();
+    if (!out.success) throw new Error("the npm build failed");
+  }
+  await Deno.mkdir(`${npm}/.bench`, { recursive: true });
+  await Deno.copyFile(`${repo}/scripts/bench/bare_server.mjs`, `${npm}/.bench/bare_server.mjs`);
+}
+
+/** The machine and the runtimes' versions, for the report. */
+export async function machine(): Promise<string> {
+  const sh = async (script: string) => {
+    const out = await new Deno.Command("sh", { args: ["-c", script], stdout: "piped" }).output();
+    return new TextDecoder().decode(out.stdout).trim();
+  };
+  const cpu = await sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2");
+  const cores = await sh("nproc");
+  const mem = await sh("awk '/MemTotal/ {printf \"%.0f GiB\", $2/1048576}' /proc/meminfo");
+  const node = await sh("node --version");
+  return `${cpu}, ${cores} cores, ${mem}; Linux ${Deno.osRelease()}; Node ${node}, Deno ${Deno.version.deno}`;
+}
+
+/** The load average now: the machine is shared, so the report says how busy it was. */
+export function loadText(): string {
+  return Deno.loadavg().map((l) => l.toFixed(2)).join(" ");
+}

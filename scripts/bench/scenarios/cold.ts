@@ -1,0 +1,50 @@
+/**
+ * The warm traversals again, each run on a freshly started server timed
+ * from its first call (spawn, wait for discover, then time the traversal),
+ * against the same `grep` and `find` baselines: what a host that spawns one
+ * server per job sees.
+ *
+ * @module
+ */
+import { type Context, ms, type Outcome } from "../context.ts";
+import { textCorpus, tree, treeCorpus } from "../corpus.ts";
+import { cold as coldTiming, perRuntime } from "../measure.ts";
+import { both, type Row } from "../report.ts";
+import { listAll, searchFiles, searchText, type Traversal } from "../traversals.ts";
+
+/** Rows: cold `search_text`, `search_files` and listing every directory, as ratios to their baselines. */
+export async function cold(ctx: Context): Promise<Outcome> {
+  const { textFiles, textFileBytes, treeLeafFiles } = ctx.sizes;
+  const treeRoot = await treeCorpus(tree(treeLeafFiles));
+  const plan: [string, string, Traversal, number][] = [
+    [
+      "search_text",
+      `search_text, rare needle, ${textFiles.toLocaleString("en-US")} files`,
+      await searchText(ctx, await textCorpus(textFiles, textFileBytes)),
+      3,
+    ],
+    ["search_files", "search_files, 10% of the tree", await searchFiles(ctx, treeRoot), 4],
+    ["list_all", "list_directory of every directory", await listAll(ctx, treeRoot), 12],
+  ];
+  const rows: Row[] = [];
+  const notes: string[] = [];
+  for (const [id, what, t, target] of plan) {
+    console.error(`bench:   cold ${id}`);
+    const runs = await perRuntime(ctx, async (rt) => {
+      const r = await coldTiming(ctx, rt, t);
+      if (ctx.verbose) {
+        notes.push(`${rt.name} cold ${id}: ${r.calls} calls; server ${ms(r.server)}, baseline ${ms(r.base)}`);
+      }
+      return r.server / r.base;
+    });
+    rows.push({
+      section: "cold",
+      what: `COLD ${what}: fresh server, timed from its first call`,
+      baseline: t.baselineText,
+      unit: "×",
+      values: runs,
+      target: both(target),
+    });
+  }
+  return { rows, notes };
+}

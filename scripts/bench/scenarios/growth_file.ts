@@ -1,0 +1,35 @@
+/**
+ * How `read_text_file` grows with the file: full traversals of 1, 8 and
+ * 64 MiB UTF-8 files at default limits on warm servers, per MiB.
+ *
+ * @module
+ */
+import type { Context, Outcome } from "../context.ts";
+import { readCorpus } from "../corpus.ts";
+import { growthFigure, perRuntime, warm } from "../measure.ts";
+import { readFile, type Traversal } from "../traversals.ts";
+
+/** A figure line: time per file size, and the time per MiB. */
+export async function growthFile(ctx: Context): Promise<Outcome> {
+  const traversals: Traversal[] = [];
+  for (const bytes of ctx.sizes.growthReadBytes) {
+    traversals.push(await readFile(ctx, await readCorpus(bytes), "big.txt"));
+  }
+  const runs = await perRuntime(ctx, async (rt) => {
+    const timings = [];
+    for (const t of traversals) timings.push(await warm(ctx, rt, t, "read_text_file"));
+    return timings;
+  });
+  const mib = ctx.sizes.growthReadBytes.map((b) => b / 1024 / 1024);
+  return {
+    rows: [],
+    figures: [
+      growthFigure(
+        `read_text_file full traversal of ${mib.join(" / ")} MiB, default limits`,
+        runs,
+        (t, i) => (t.server / mib[i]).toFixed(0),
+        " ms per MiB",
+      ),
+    ],
+  };
+}

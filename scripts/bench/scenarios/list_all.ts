@@ -1,0 +1,38 @@
+/**
+ * `list_directory` of every directory of the 100,000-file tree, each
+ * listing a full traversal, on a warm server, against `find`.
+ *
+ * @module
+ */
+import { type Context, ms, type Outcome } from "../context.ts";
+import { tree, treeCorpus } from "../corpus.ts";
+import { perRuntime, pick, warm } from "../measure.ts";
+import { both } from "../report.ts";
+import { listAll as traversal } from "../traversals.ts";
+
+/** Row: listing every directory, as a ratio to `find . -type f | wc -l`. */
+export async function listAll(ctx: Context): Promise<Outcome> {
+  const t = await traversal(ctx, await treeCorpus(tree(ctx.sizes.treeLeafFiles)));
+  const notes: string[] = [];
+  const runs = await perRuntime(ctx, async (rt) => {
+    const r = await warm(ctx, rt, t, "list_all");
+    notes.push(
+      `${rt.name} list_all: ${r.calls} calls for ${t.expected} directories` +
+        (ctx.verbose ? `; server ${ms(r.server)}, find ${ms(r.base)}` : ""),
+    );
+    return { ratio: r.server / r.base };
+  });
+  return {
+    rows: [{
+      section: "warm",
+      what: `list_directory of every directory (${
+        t.expected.toLocaleString("en-US")
+      }), each a full traversal`,
+      baseline: t.baselineText,
+      unit: "×",
+      values: pick(runs, "ratio"),
+      target: both(10),
+    }],
+    notes,
+  };
+}

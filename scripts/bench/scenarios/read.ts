@@ -1,0 +1,122 @@
+/**
+ * `read_text_file` of a 64 MiB UTF-8 file from the first page to the last,
+ * at default limits, against `cat` and against two floors replaying the
+ * very pages the server returned from memory: a bare SDK `McpServer` (the
+ * SDK's per-call path) and a raw JSON-RPC line server (no SDK). Server and
+ * floors are interleaved, so the ratio to the floor is from the same minutes.
+ *
+ * @module
+ */
+import { type Context, ms, type Outcome } from "../context.ts";
+import { readCorpus } from "../corpus.ts";
+import { interleave, peakRatio, peakRow, perRuntime, pick, startMeasured } from "../measure.ts";
+import { both, DENO_OVER_NODE, REFERENCE, type Row } from "../report.ts";
+import type { RpcClient } from "../rpc.ts";
+import type { BareMode } from "../runtimes.ts";
+import { baseline, type Item, readFile, traverse } from "../traversals.ts";
+
+/** A runtime's figures: the read and its floors over `cat`, the read over the SDK floor, peak over idle RSS. */
+interface ReadFigures {
+  cat: number;
+  sdk: number;
+  raw: number;
+  floor: number;
+  rss: number;
+}
+
+/** Rows: the read and its floors against `cat`, the read against the SDK floor, and peak RSS over idle. */
+export function read(ctx: Context): Promise<Outcome> {
+  return readRows(ctx, false);
+}
+
+/** The rows of `read` (default limits) or `read_1m` (`--max-result-bytes 1048576`). */
+export async function readRows(ctx: Context, oneMiB: boolean): Promise<Outcome> {
+  const root = await readCorpus(ctx.sizes.readBytes);
+  const t = await readFile(ctx, root, "big.txt");
+  const label = oneMiB ? "1 MiB results" : "default";
+  const notes: string[] = [];
+  const runs = await perRuntime(ctx, async (rt) => {
+    const measured = await startMeasured(rt, root, oneMiB ? ["--max-result-bytes", "1048576"] : []);
+    const pagesFile = await Deno.makeTempFile({ prefix: "ptc-fs-mcp-bench-pages-", suffix: ".jsonl" });
+    const floors = new Map<BareMode, RpcClient>();
+    let calls = 0;
+    try {
+      const server = async () => {
+        // The first (untimed) run records the pages the floors replay.
+        const pages: Item[] | undefined = calls === 0 ? [] : undefined;
+        const r = await t.run(measured.client, pages);
+        if (pages) await Deno.writeTextFile(pagesFile, pages.map((p) => JSON.stringify(p) + "\n").join(""));
+        calls = r.calls;
+        return r.ms;
+      };
+      const floor = (mode: BareMode) => async () => {
+        let client = floors.get(mode);
+        if (!client) {
+          floors.set(mode, client = rt.bare(mode, pagesFile));
+          await client.discover();
+        }
+        const t0 = performance.now();
+        const result = await traverse(client, "read_text_file", { path: "big.txt" });
+        const time = performance.now() - t0;
+        ctx.check(result.calls === calls, `the ${mode} replay answered ${result.calls} calls, not ${calls}`);
+        return time;
+      };
+      const r = await interleave(ctx.reps, [() => baseline(t), server, floor("mcp"), floor("raw")]);
+      const rss = await peakRatio(rt, measured, `read_text_file (${label})`);
+      const [cat, ours, sdk, raw] = r.medians;
+      notes.push(
+        `${rt.name} read (${label}): ${calls} calls; the server takes ${(ours / sdk).toFixed(2)}× the ` +
+          `McpServer floor, which takes ${(sdk / raw).toFixed(2)}× the raw floor` +
+          (ctx.verbose ? ` (server ${ms(ours)}, McpServer ${ms(sdk)}, raw ${ms(raw)}, cat ${ms(cat)})` : ""),
+        rss.note,
+      );
+      const figures: ReadFigures = {
+        cat: ours / cat,
+        sdk: sdk / cat,
+        raw: raw / cat,
+        floor: ours / sdk,
+        rss: rss.ratio,
+      };
+      return figures;
+    } finally {
+      await measured.client.close();
+      for (const client of floors.values()) await client.close();
+      await Deno.remove(pagesFile).catch(() => {});
+    }
+  });
+  const file = `${ctx.sizes.readBytes / 1024 / 1024} MiB UTF-8 file`;
+  const limits = oneMiB ? "--max-result-bytes 1048576" : "default limits";
+  const row = (what: string, baselineText: string, key: keyof ReadFigures, target = REFERENCE): Row => ({
+    section: "read",
+    what,
+    baseline: baselineText,
+    unit: "×",
+    values: pick(runs, key),
+    target,
+  });
+  return {
+    rows: [
+      row(`read_text_file full traversal of a ${file}, ${limits}`, t.baselineText, "cat", {
+        denoOverNode: DENO_OVER_NODE,
+      }),
+      row(
+        "the same traversal against a bare SDK McpServer replaying its pages (floor)",
+        t.baselineText,
+        "sdk",
+      ),
+      row(
+        "the same traversal against a raw JSON-RPC line server replaying them, no SDK (floor)",
+        t.baselineText,
+        "raw",
+      ),
+      row(
+        `${file} read at ${limits} vs the bare-SDK replay floor`,
+        "the McpServer replay above, interleaved",
+        "floor",
+        oneMiB ? { denoOverNode: DENO_OVER_NODE } : both(1.1),
+      ),
+      peakRow(`read_text_file (${label})`, pick(runs, "rss"), { node: 1.5, denoOverNode: DENO_OVER_NODE }),
+    ],
+    notes,
+  };
+}

@@ -1,6 +1,8 @@
 /**
  * ptc-fs-mcp: a small, exact filesystem MCP server (protocol 2026-07-28)
- * that reads and writes files under one confined root.
+ * that reads and writes files under one confined root. This is the library
+ * entry for Deno (JSR); the npm package's is `mod.node.ts`, the same API on
+ * Node's filesystem port.
  *
  * `openRoot` validates a configuration and pins the root; `createServer`
  * builds the same `McpServer` the binary serves, for any transport. The path
@@ -17,34 +19,19 @@
  *
  * @module
  */
-export { openRoot, type Root, type RootOptions } from "./src/root.ts";
-export { createServer, type McpServer, type ServerIdentity } from "./src/server.ts";
-export {
-  ConfigError,
-  INVALID_CURSOR_MESSAGE,
-  ROOT_MOVED_MESSAGE,
-  STALE_CURSOR_MESSAGE,
-  ToolError,
-} from "./src/errors.ts";
-export { DEFAULT_LIMITS, type Limits } from "./src/limits.ts";
-export { normalizeRelative } from "./src/paths.ts";
-export { compileGlob } from "./src/glob.ts";
-export { createSelector, type Selector } from "./src/selector.ts";
-export { NO_ROOT_LEVEL_INCLUDE } from "./src/tools/write_text_file.ts";
-export { PROTOCOL_VERSION, SERVER_NAME, VERSION } from "./src/version.ts";
-export {
-  type JSONRPCMessage,
-  type Transport,
-  type TransportSendOptions,
-  VersionGate,
-} from "./src/version_gate.ts";
-export type {
-  DirectoryHold,
-  DirEntry,
-  EntryKind,
-  FileHandle,
-  FileInfo,
-  FsErrorCode,
-  FsPort,
-} from "./src/ports/fs_port.ts";
-export { FsError } from "./src/ports/fs_port.ts";
+import { denoPort } from "./src/ports/deno.ts";
+import { openRoot as openRootWith, type Root, type RootOptions } from "./src/root.ts";
+
+export * from "./src/api.ts";
+
+/**
+ * Validates a configuration and pins the root, on Deno's filesystem port
+ * unless `options.fs` names another.
+ *
+ * @param options The root directory, include and exclude globs, limits.
+ * @returns The opened root, for `createServer`.
+ * @throws {ConfigError} when the root, a glob or a limit is unusable.
+ */
+export function openRoot(options: RootOptions): Root {
+  return openRootWith({ ...options, fs: options.fs ?? denoPort });
+}

@@ -2,8 +2,10 @@
  * Builds the npm package into `npm/` from the same sources, with the
  * TypeScript compiler from npm (JSR, and so `dnt`, is out of reach here):
  *
- * 1. stages `mod.ts` and `src/` (minus the Deno port) in `npm/.stage/`,
- *    with `src/ports/default.ts` switched to the Node port;
+ * 1. stages the Node entries and `src/` (minus the Deno port) in
+ *    `npm/.stage/`, copied, never edited: `mod.node.ts` as `mod.ts`, so the
+ *    package's `dist/mod.js` is the Node entry (and the test suite's
+ *    `../mod.ts` imports get it), and `cli.node.ts`, the bin's entry;
  * 2. writes `npm/package.json` and installs it;
  * 3. compiles to `npm/dist/` (with declarations);
  * 4. compiles the test suite against the same stage into `npm/.test/`, so
@@ -49,16 +51,12 @@ if (denoJson.version !== VERSION) {
 
 await Deno.remove(out, { recursive: true }).catch(() => {});
 await Deno.mkdir(stage, { recursive: true });
-await Deno.copyFile(`${repo}mod.ts`, `${stage}mod.ts`);
+await Deno.copyFile(`${repo}mod.node.ts`, `${stage}mod.ts`);
+await Deno.copyFile(`${repo}cli.node.ts`, `${stage}cli.node.ts`);
 await copyTree(`${repo}src/`, `${stage}src/`, (p) => p === "ports/deno.ts");
-await copyTree(`${repo}tests/`, `${stage}tests/`, () => false);
+await copyTree(`${repo}tests/`, `${stage}tests/`, (p) => p.endsWith("_deno_test.ts"));
 // The stress campaigns: tests/stress_short_test.ts runs their short versions.
 await copyTree(`${repo}scripts/stress/`, `${stage}scripts/stress/`, () => false);
-await Deno.writeTextFile(
-  `${stage}src/ports/default.ts`,
-  `/** The port \`openRoot\` uses when none is given: Node's, in the npm build. */\n` +
-    `export { nodePort as defaultPort } from "./node.ts";\n`,
-);
 
 const packageJson = {
   name: "ptc-fs-mcp",
@@ -129,7 +127,7 @@ await bundleBin();
 console.log(`built ptc-fs-mcp ${VERSION} into npm/`);
 
 /**
- * Writes the bin `dist/cli.js`: `src/cli/node_main.ts` with everything it
+ * Writes the bin `dist/cli.js`: `cli.node.ts` with everything it
  * imports, the SDK and zod included, bundled by `deno bundle` into one ES
  * module. Node then reads and compiles one file at start-up instead of
  * resolving, reading and linking some 140 modules (zod alone brings 97, 64
@@ -158,7 +156,7 @@ async function bundleBin(): Promise<void> {
     "--platform=node",
     "--output",
     bundle,
-    ".stage/src/cli/node_main.ts",
+    ".stage/cli.node.ts",
   ], out);
   const code = await Deno.readTextFile(bundle);
   // esbuild's marker before each module: its path, relative to the out dir.

@@ -131,6 +131,11 @@ export class Utf8Stream {
     this.#pendingLength = bytes.length - end;
   }
 
+  /** Whether a piece so far was not UTF-8 (no later piece can mend it). */
+  get failed(): boolean {
+    return !this.#valid;
+  }
+
   /** Whether every piece so far was UTF-8 and the last one ended on a character boundary. */
   get valid(): boolean {
     return this.#valid && this.#pendingLength === 0;

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { ROOT_MOVED_MESSAGE, ToolError } from "./errors.ts";
+import { ToolError } from "./errors.ts";
 import { normalizeRelative } from "./paths.ts";
 import { refuseArgument } from "./quote.ts";
 import type { Root } from "./root.ts";
@@ -32,21 +32,16 @@ export function notFound(rel: string): ToolError {
 }
 
 /**
- * Checks, with a no-follow lstat, that the root path still names the very
- * directory (device and inode) pinned at start. Every call begins with it,
- * so a root renamed away, removed, or replaced by another directory or by a
- * link is refused before anything is read, listed or written.
+ * Refuses the call unless the root path still names the very directory
+ * pinned at start. Every call begins with it, so a root renamed away,
+ * removed, or replaced by another directory or by a link is refused before
+ * anything is read, listed or written.
  */
 export function checkRoot(root: Root): void {
-  let info: FileInfo | null;
   try {
-    info = root.fs.lstat(root.path);
+    root.checkPin();
   } catch (error) {
     throw refusal(error, "");
-  }
-  const { dev, ino } = root.identity;
-  if (info === null || info.kind !== "directory" || info.dev !== dev || info.ino !== ino) {
-    throw new ToolError(ROOT_MOVED_MESSAGE);
   }
 }
 
@@ -94,7 +89,7 @@ export function checkParents(root: Root, rel: string): void {
     dir = rel.slice(0, at);
     let info: FileInfo | null;
     try {
-      info = root.fs.lstat(root.inventory.abs(dir));
+      info = root.lstat(dir);
     } catch (error) {
       throw refusal(error, rel);
     }
@@ -125,7 +120,7 @@ export function openServedFile(root: Root, rel: string): OpenFile {
     checkParents(root, rel);
     let handle: FileHandle;
     try {
-      handle = root.fs.openRead(root.inventory.abs(rel));
+      handle = root.openRead(rel);
     } catch (error) {
       // Replaced between the check and the open (an atomic write renamed over it): look again.
       if (error instanceof FsError && error.code === "changed" && attempt < OPEN_ATTEMPTS) continue;
@@ -140,7 +135,7 @@ export function openServedFile(root: Root, rel: string): OpenFile {
       // link during the open led it outside the root: so after the open, the parents must
       // still be real directories and the path must still name the opened file.
       checkParents(root, rel);
-      const now = root.fs.lstat(root.inventory.abs(rel));
+      const now = root.lstat(rel);
       if (now !== null && now.ino === info.ino && now.dev === info.dev) {
         checkRoot(root); // and the walk to it started from the pinned root, not one swapped in meanwhile
         return { handle, info };
@@ -167,7 +162,7 @@ const OPEN_ATTEMPTS = 3;
  */
 function isUnservedDir(root: Root, rel: string): boolean {
   try {
-    return root.fs.lstat(root.inventory.abs(rel))?.kind === "directory" && !root.inventory.hasServed(rel);
+    return root.lstat(rel)?.kind === "directory" && !root.hasServed(rel);
   } catch (error) {
     throw refusal(error, rel);
   }
@@ -196,15 +191,4 @@ export function refusal(error: unknown, rel: string): unknown {
     default:
       return new ToolError(`${name} could not be read`);
   }
-}
-
-/** Reads `buffer.length` bytes at `position`, or fewer at end of file. */
-export function readFully(handle: FileHandle, buffer: Uint8Array, position: number): number {
-  let done = 0;
-  while (done < buffer.length) {
-    const n = handle.readAt(buffer.subarray(done), position + done);
-    if (n === 0) break;
-    done += n;
-  }
-  return done;
 }

@@ -9,9 +9,9 @@
  * (inode, size, mtime, ctime). Every call revalidates each directory it
  * relies on with one no-follow lstat, so results are live while an unchanged
  * tree is not re-read. A listing read within `RACY_MARGIN_MS` of the
- * directory's last change (the later of ctime and mtime) is not trusted (a
- * change in the same timestamp tick would be invisible), and is read again
- * next time.
+ * directory's last change (the later of its ctime and mtime) is not trusted
+ * (a change in the same timestamp tick would be invisible), and is read
+ * again next time.
  *
  * Work per call is per directory, not per file: a validated subtree (a
  * `Tree` of listings) is reused whole, with its served-file count and its
@@ -26,9 +26,11 @@ import { joinRelative } from "./paths.ts";
 import { EMPTY_DIGEST, Listing, Search, sortKeys, Tree } from "./listing.ts";
 import type { Selector } from "./selector.ts";
 import { type EntryKind, type FileInfo, FsError, type FsPort } from "./ports/fs_port.ts";
+import { sameIdentity } from "./identity.ts";
+import { Digest } from "./hashing.ts";
 import { isTempName } from "./temp_names.ts";
 
-/** Listings younger than this (relative to the directory's ctime) are re-read. */
+/** A listing read within this of its directory's last change (the later of ctime and mtime) is read again. */
 export const RACY_MARGIN_MS = 50;
 
 /** How often a directory is read when it keeps changing during the read. */
@@ -42,13 +44,15 @@ export const MAX_CACHED_NAMES = 2_000_000;
  * files and the subdirectories with something served below, by name,
  * bytewise.
  */
-export interface Entries {
+export interface ServedEntries {
   /** How many entries. */
   readonly length: number;
   /** The name of entry `i`. */
   name(i: number): string;
   /** Whether entry `i` is a directory. */
   isDir(i: number): boolean;
+  /** A digest of the names and kinds (one line `<kind>\t<name>\n` each): a `list_directory` cursor binds it. */
+  readonly state: string;
 }
 
 /** What `find` returns: one page of matches and the state it depends on. */
@@ -61,8 +65,8 @@ export interface Found {
   readonly state: string;
 }
 
-/** A directory's cache entry: its listing, the identity it was read under, and what was derived from it. */
-interface Entry {
+/** A directory in the cache: its listing, the identity it was read under, and what was derived from it. */
+interface CachedDir {
   /** The directory's absolute host path. */
   readonly abs: string;
   info: FileInfo;
@@ -75,13 +79,14 @@ interface Entry {
   /** The relative paths of the listing's subdirectories, made once. */
   subdirPaths?: readonly string[];
   /** The last entries shown, and which subdirectories they showed. */
-  shown?: { value: Entries; served: Uint8Array };
+  shown?: { value: ServedEntries; served: Uint8Array };
 }
 
 /** A listing's entries in name order, some subdirectories left out. */
-class Shown implements Entries {
+class ShownEntries implements ServedEntries {
   readonly #listing: Listing;
   readonly #order: Uint32Array;
+  #state: string | undefined;
 
   constructor(listing: Listing, order: Uint32Array) {
     this.#listing = listing;
@@ -99,15 +104,21 @@ class Shown implements Entries {
   isDir(i: number): boolean {
     return this.#listing.isDir(this.#order[i]);
   }
-}
 
-function sameIdentity(a: FileInfo, b: FileInfo): boolean {
-  return a.ino === b.ino && a.dev === b.dev && a.size === b.size && a.mtimeNs === b.mtimeNs &&
-    a.ctimeNs === b.ctimeNs;
+  get state(): string {
+    if (this.#state === undefined) {
+      let lines = "";
+      for (let i = 0; i < this.length; i++) {
+        lines += `${this.isDir(i) ? "directory" : "file"}\t${this.name(i)}\n`;
+      }
+      this.#state = new Digest().text(lines).hex();
+    }
+    return this.#state;
+  }
 }
 
 /** The relative path of subdirectory `k` of a directory's listing. */
-function subdirPath(dir: string, entry: Entry, k: number): string {
+function subdirPath(dir: string, entry: CachedDir, k: number): string {
   entry.subdirPaths ??= entry.listing.subdirs.map((name) => joinRelative(dir, name));
   return entry.subdirPaths[k];
 }
@@ -125,7 +136,7 @@ export class Inventory {
   readonly #root: string;
   readonly #selector: Selector;
   readonly #maxDepth: number;
-  readonly #cache = new Map<string, Entry>();
+  readonly #cache = new Map<string, CachedDir>();
   #cachedNames = 0;
 
   /**
@@ -141,8 +152,7 @@ export class Inventory {
     this.#maxDepth = maxDepth;
   }
 
-  /** The absolute host path of a relative path. */
-  abs(rel: string): string {
+  #abs(rel: string): string {
     return rel === "" ? this.#root : `${this.#root}/${rel}`;
   }
 
@@ -152,7 +162,7 @@ export class Inventory {
    * same object comes back while nothing it shows changed. Throws `FsError`
    * when the directory itself cannot be read; so do the other queries below.
    */
-  entries(dir: string): Entries | null {
+  entries(dir: string): ServedEntries | null {
     const depth = depthOf(dir);
     const entry = this.#entry(dir, depth, false);
     if (entry === null) return null;
@@ -165,7 +175,7 @@ export class Inventory {
     const order: number[] = [];
     for (let i = 0, k = 0; i < listing.length; i++) if (!listing.isDir(i) || served[k++]) order.push(i);
     order.sort((i, j) => listing.compareNames(i, j));
-    const value = new Shown(listing, Uint32Array.from(order));
+    const value = new ShownEntries(listing, Uint32Array.from(order));
     entry.shown = { value, served };
     return value;
   }
@@ -220,7 +230,7 @@ export class Inventory {
    * serves nothing, so the walk skips it; the directory a call names
    * throws the `FsError` instead, for the call to report.
    */
-  #entry(dir: string, depth: number, checked: boolean): Entry | null {
+  #entry(dir: string, depth: number, checked: boolean): CachedDir | null {
     const cached = this.#cache.get(dir);
     if (!checked && cached === undefined) {
       if (depth > this.#maxDepth) return null;
@@ -239,9 +249,9 @@ export class Inventory {
   }
 
   /** `#entry` once admitted: revalidates the cached listing, or reads the directory. */
-  #validate(dir: string, depth: number, cached: Entry | undefined): Entry | null {
+  #validate(dir: string, depth: number, cached: CachedDir | undefined): CachedDir | null {
     const now = Date.now();
-    const abs = cached?.abs ?? this.abs(dir);
+    const abs = cached?.abs ?? this.#abs(dir);
     const info = this.#fs.lstat(abs);
     if (info === null || info.kind !== "directory") {
       if (cached) this.#forget(dir, cached);
@@ -259,7 +269,7 @@ export class Inventory {
       cached.trusted = trusted;
       return cached;
     }
-    const entry: Entry = { abs, info, trusted, listing, hint: 0 };
+    const entry: CachedDir = { abs, info, trusted, listing, hint: 0 };
     this.#remember(dir, entry);
     return entry;
   }
@@ -308,7 +318,7 @@ export class Inventory {
   #readSettled(dir: string, depth: number, before: FileInfo): Listing | null {
     for (let attempt = 1;; attempt++) {
       const listing = this.#read(dir, depth);
-      const after = this.#fs.lstat(this.abs(dir));
+      const after = this.#fs.lstat(this.#abs(dir));
       if (after === null || after.ino !== before.ino || after.dev !== before.dev) return null;
       if (sameIdentity(after, before) || attempt >= SETTLED_READ_ATTEMPTS) return listing;
       before = after;
@@ -319,7 +329,7 @@ export class Inventory {
   #read(dir: string, depth: number): Listing {
     const keys: string[] = [];
     const dirsAllowed = depth < this.#maxDepth;
-    for (const { name, kind: reported } of this.#fs.readDir(this.abs(dir))) {
+    for (const { name, kind: reported } of this.#fs.readDir(this.#abs(dir))) {
       if (isTempName(name) || reported === "symlink" || reported === "other") continue;
       const path = joinRelative(dir, name);
       // Decided from the name: an entry that could be neither is never statted.
@@ -327,7 +337,7 @@ export class Inventory {
       const wantDir = reported !== "file" && dirsAllowed && this.#selector.mayContain(path);
       if (!wantFile && !wantDir) continue;
       let kind: EntryKind = reported;
-      if (kind === "unknown") kind = this.#fs.lstat(this.abs(path))?.kind ?? "other";
+      if (kind === "unknown") kind = this.#fs.lstat(this.#abs(path))?.kind ?? "other";
       if (kind === "file" && wantFile) keys.push(name);
       else if (kind === "directory" && wantDir) keys.push(`${name}/`);
     }
@@ -335,7 +345,7 @@ export class Inventory {
     return new Listing(keys);
   }
 
-  #remember(dir: string, entry: Entry): void {
+  #remember(dir: string, entry: CachedDir): void {
     const previous = this.#cache.get(dir);
     if (previous) this.#cachedNames -= previous.listing.length;
     if (this.#cachedNames + entry.listing.length > MAX_CACHED_NAMES) {
@@ -346,7 +356,7 @@ export class Inventory {
     this.#cachedNames += entry.listing.length;
   }
 
-  #forget(dir: string, entry: Entry): void {
+  #forget(dir: string, entry: CachedDir): void {
     this.#cache.delete(dir);
     this.#cachedNames -= entry.listing.length;
   }

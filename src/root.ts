@@ -1,18 +1,20 @@
 /**
  * `openRoot`: validates a configuration and pins the root directory, once,
- * at start: by its real path, and by its identity (device and inode), which
- * every call checks again (`checkRoot` in `confine.ts`). The root directory
- * stays open (one descriptor) while the root is in use.
+ * at start, by its real path and by its identity (device and inode). The
+ * `Root` it returns holds the filesystem port and the inventory privately,
+ * and gives the tools the few verbs they need, on paths relative to the
+ * root: every call checks the pin first (`checkPin`).
  *
  * @module
  */
 import { resolve } from "node:path";
-import { ConfigError } from "./errors.ts";
+import { ConfigError, ROOT_MOVED_MESSAGE, ToolError } from "./errors.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
 import { createSelector, type Selector } from "./selector.ts";
-import { defaultPort } from "./ports/default.ts";
-import { type DirectoryHold, FsError, type FsPort } from "./ports/fs_port.ts";
-import { Inventory } from "./inventory.ts";
+import type { DirectoryHold, FileHandle, FileInfo, FsPort } from "./ports/fs_port.ts";
+import { FsError } from "./ports/fs_port.ts";
+import { type Found, Inventory, type ServedEntries } from "./inventory.ts";
+import { type SearchMethod, searchMethodFor } from "./search/find_bytes.ts";
 
 /** What `openRoot` accepts. */
 export interface RootOptions {
@@ -24,109 +26,166 @@ export interface RootOptions {
   exclude?: readonly string[];
   /** Limits to change; the rest keep `DEFAULT_LIMITS`. */
   limits?: Partial<Limits>;
-  /** The filesystem port; defaults to the runtime's own. */
+  /** The filesystem port; the entry point you imported supplies its runtime's. */
   fs?: FsPort;
-}
-
-/** An opened, pinned root: everything a tool needs. */
-export interface Root {
-  /** The root's real absolute path. Never shown to a client. */
-  readonly path: string;
-  /** The root directory's device and inode at start; a call finding another is refused. */
-  readonly identity: { readonly dev: bigint; readonly ino: bigint };
-  /** The include globs, as given. */
-  readonly include: readonly string[];
-  /** The exclude globs, as given. */
-  readonly exclude: readonly string[];
-  /** What is served. */
-  readonly selector: Selector;
-  /** The effective limits. */
-  readonly limits: Limits;
-  /** The filesystem port. */
-  readonly fs: FsPort;
-  /**
-   * The served-file inventory, revalidated on every call. Internal to the
-   * tools; not part of the library API.
-   *
-   * @ignore
-   */
-  readonly inventory: Inventory;
 }
 
 /** Closes a root's directory descriptor once nothing uses the root any more (a host may open many). */
 const released = new FinalizationRegistry<DirectoryHold>((hold) => hold.close());
 
+/** An opened, pinned root. Open one with `openRoot`; hand it to `createServer`. */
+export class Root {
+  /** The root's real absolute path. Never shown to a client. */
+  readonly path: string;
+  /** The include globs, as given. */
+  readonly include: readonly string[];
+  /** The exclude globs, as given. */
+  readonly exclude: readonly string[];
+  /** What is served, decided from relative paths alone. */
+  readonly selector: Selector;
+  /** The effective limits. */
+  readonly limits: Limits;
+  /** The filesystem port. */
+  readonly fs: FsPort;
+  /** The substring search `search_text` uses: the one the port's runtime runs fast. */
+  readonly search: SearchMethod;
+  readonly #pin: FileInfo;
+  readonly #inventory: Inventory;
+
+  /** @ignore Use `openRoot`. */
+  constructor(
+    fs: FsPort,
+    path: string,
+    pin: FileInfo,
+    options: RootOptions,
+    selector: Selector,
+    limits: Limits,
+  ) {
+    this.fs = fs;
+    this.path = path;
+    this.#pin = pin;
+    this.include = Object.freeze([...options.include]);
+    this.exclude = Object.freeze([...(options.exclude ?? [])]);
+    this.selector = selector;
+    this.limits = limits;
+    this.search = searchMethodFor(fs);
+    this.#inventory = new Inventory(fs, path, selector, limits.maxDepth);
+  }
+
+  /**
+   * Refuses the call when the root path no longer names the pinned
+   * directory: renamed, removed, or replaced by another directory or a link.
+   *
+   * @throws {ToolError} the root moved; {FsError} it cannot be looked at.
+   */
+  checkPin(): void {
+    const now = this.fs.lstat(this.path);
+    if (now?.kind !== "directory" || now.dev !== this.#pin.dev || now.ino !== this.#pin.ino) {
+      throw new ToolError(ROOT_MOVED_MESSAGE);
+    }
+  }
+
+  /** No-follow lstat of a relative path (`""`: the root); `null` when nothing is there. */
+  lstat(rel: string): FileInfo | null {
+    return this.fs.lstat(this.#abs(rel));
+  }
+
+  /** Opens a regular file for reading, never through a link at its last component. */
+  openRead(rel: string): FileHandle {
+    return this.fs.openRead(this.#abs(rel));
+  }
+
+  /** Creates a new file exclusively, `mode` set through the descriptor. */
+  createExclusive(rel: string, mode?: number): FileHandle {
+    return this.fs.createExclusive(this.#abs(rel), mode);
+  }
+
+  /** Renames `from` over `to`, both relative. */
+  rename(from: string, to: string): void {
+    this.fs.rename(this.#abs(from), this.#abs(to));
+  }
+
+  /** Removes a file. */
+  remove(rel: string): void {
+    this.fs.remove(this.#abs(rel));
+  }
+
+  /** The served entries of a directory (see `Inventory.entries`). */
+  entries(dir: string): ServedEntries | null {
+    return this.#inventory.entries(dir);
+  }
+
+  /** Whether anything at or below `dir` is served. */
+  hasServed(dir: string): boolean {
+    return this.#inventory.hasServed(dir);
+  }
+
+  /** A page of served paths containing `query`, after `after` (see `Inventory.find`). */
+  find(query: string, after: string | undefined, max: number): Found {
+    return this.#inventory.find(query, after, max);
+  }
+
+  /** Served file paths at or below `dir`, in bytewise order. */
+  files(dir: string): Iterable<string> {
+    return this.#inventory.files(dir);
+  }
+
+  #abs(rel: string): string {
+    return rel === "" ? this.path : `${this.path}/${rel}`;
+  }
+}
+
 /**
  * Validates the configuration and pins the root by its real path and its
- * identity (device and inode).
+ * identity. The root directory stays open (one descriptor) while the root
+ * is in use: a root removed and re-created at its path would otherwise get
+ * the very inode number back (ext4 hands it out again at once).
  *
- * @example Opening a root
- * ```ts ignore
- * import { openRoot } from "./root.ts";
- * const root = openRoot({ root: "./workspace", include: ["**"] });
- * ```
- *
- * @param options The root directory, globs, limits and port.
+ * @param options The root directory, globs, limits, and the port (`fs`).
  * @returns The opened root.
  * @throws {ConfigError} when the port cannot serve on this platform, no
  *   include glob is given, the root is missing, not a directory or not
  *   permitted (the message names its absolute path), or a glob or limit is
  *   invalid.
  */
-export function openRoot(options: RootOptions): Root {
-  const fs = options.fs ?? defaultPort;
+export function openRoot(options: RootOptions & { fs: FsPort }): Root {
+  const { fs } = options;
   if (fs.unsupported !== undefined) throw new ConfigError(fs.unsupported);
   if (!Array.isArray(options.include) || options.include.length === 0) {
     // An empty selection serves no file: a server that can only answer "not found" is a mistake.
     throw new ConfigError("must hold at least one glob; the default serves no file", "include");
   }
-  const include = [...options.include];
-  const exclude = [...(options.exclude ?? [])];
-  const selector = createSelector(include, exclude);
+  const selector = createSelector(options.include, options.exclude ?? []);
   const limits = resolveLimits(options.limits);
-  if (typeof options.root !== "string" || options.root === "") {
-    throw new ConfigError("is required", "root");
-  }
+  if (typeof options.root !== "string" || options.root === "") throw new ConfigError("is required", "root");
   // The caller's own argument, made absolute, so a relative root that missed says where it looked.
   const given = absolute(options.root);
+  const refuse = (problem: string) => new ConfigError(`${JSON.stringify(given)} ${problem}`, "root");
   let path: string;
   try {
     path = fs.realPath(given);
   } catch (error) {
-    // Outside a Deno grant even a missing path is "denied": either way, the path as given is the user's to check.
-    throw error instanceof FsError ? rootRefusal(given, "does not exist or cannot be read") : error;
+    // Outside a Deno grant even a missing path is "denied": either way, the path is the user's to check.
+    throw error instanceof FsError ? refuse("does not exist or cannot be read") : error;
   }
-  // Held open while the root is in use: a root removed and re-created at its path would
-  // otherwise get the very inode number back, and pass for the pinned one.
   let hold: DirectoryHold | undefined;
-  let info;
+  let pin: FileInfo;
   try {
     hold = fs.holdDirectory(path);
-    info = hold.stat();
+    pin = hold.stat();
   } catch (error) {
     hold?.close();
     if (!(error instanceof FsError)) throw error;
     // Deno checks a permission against the path as written, without resolving links: a grant on a
     // path through a symlink does not cover the real path this server pins and opens.
-    throw rootRefusal(
-      given,
-      error.code === "denied"
-        ? "is not permitted; grant read and write permission on its real path (no symlink in it)"
-        : error.code === "not_directory"
-        ? "is not a directory"
-        : "does not exist or cannot be read",
-    );
+    if (error.code === "denied") {
+      throw refuse("is not permitted; grant read and write permission on its real path (no symlink in it)");
+    }
+    throw refuse(error.code === "not_directory" ? "is not a directory" : "does not exist or cannot be read");
   }
-  const identity = Object.freeze({ dev: info.dev, ino: info.ino });
-  const inventory = new Inventory(fs, path, selector, limits.maxDepth);
-  const root = Object.freeze({ path, identity, include, exclude, selector, limits, fs, inventory });
+  const root = new Root(fs, path, pin, options, selector, limits);
   released.register(root, hold);
   return root;
-}
-
-/** The refusal of the root given as `given`, in the library's words. */
-function rootRefusal(given: string, problem: string): ConfigError {
-  return new ConfigError(`${JSON.stringify(given)} ${problem}`, "root");
 }
 
 /** `path` resolved against the working directory, or as given when there is none (it was removed). */

@@ -13,10 +13,10 @@ import { VersionGate } from "./version_gate.ts";
 import { ToolError } from "./errors.ts";
 import { checkRoot } from "./confine.ts";
 import { FsError } from "./ports/fs_port.ts";
-import { toolResult } from "./wire.ts";
+import { type ResultLines, toolResult } from "./result_line.ts";
 import type { Root } from "./root.ts";
 import { SERVER_NAME, VERSION } from "./version.ts";
-import type { Tool } from "./tools/tool.ts";
+import type { Reply, Tool } from "./tools/tool.ts";
 import { listDirectory } from "./tools/list_directory.ts";
 import { searchFiles } from "./tools/search_files.ts";
 import { searchText } from "./tools/search_text.ts";
@@ -61,6 +61,15 @@ export function createServer(
   root: Root,
   identity: ServerIdentity = { name: SERVER_NAME, version: VERSION },
 ): McpServer {
+  return buildServer(root, identity);
+}
+
+/**
+ * `createServer`, recording each result in `lines` when given: the binary
+ * hands the same `ResultLines` to its stdio transport, which writes a
+ * recorded result from its own bytes (`result_line.ts`).
+ */
+export function buildServer(root: Root, identity: ServerIdentity, lines?: ResultLines): McpServer {
   const serverInfo = { name: identity.name, version: identity.version };
   const server = new SdkMcpServer(serverInfo, {
     capabilities: { tools: {} },
@@ -77,20 +86,21 @@ export function createServer(
       annotations: { title: tool.title, ...tool.annotations },
     }, async (args: unknown, ctx) => {
       try {
+        const requestId = ctx.mcpReq.id;
         const context = {
           root,
           cursors,
           serverInfo,
-          requestId: ctx.mcpReq.id,
+          requestId,
           maxBytes: root.limits.maxResultBytes,
           signal: ctx.mcpReq.signal,
         };
         checkRoot(root); // first, before anything is read, listed or written
-        const result = await tool.run(args as never, context);
+        const { value, writeJson } = (await tool.run(args as never, context)) as Reply<object>;
         // And last, for what is read: a root replaced while the call ran may have led it elsewhere,
         // so its result is dropped. (A write that completed is reported as done.)
         if (tool.annotations.readOnlyHint) checkRoot(root);
-        return toolResult(result as object);
+        return lines ? lines.record(requestId, value, writeJson) : toolResult(value);
       } catch (error) {
         return { isError: true, content: [{ type: "text" as const, text: failureText(error) }] };
       }

@@ -32,7 +32,7 @@ function findAll(root: ReturnType<typeof openRoot>, query: string, max: number):
   const all: string[] = [];
   let after: string | undefined;
   for (;;) {
-    const page = root.inventory.find(query, after, max);
+    const page = root.find(query, after, max);
     all.push(...page.paths);
     if (!page.more) return all;
     assert.ok(page.paths.length > 0 && all.length < 1_000, "every page moves forward");
@@ -47,14 +47,14 @@ test("inventory: files, searches from any position and directory entries match a
       try {
         const root = openRoot({ root: temp.path, include: ["**"] });
         const sorted = [...paths].sort(compareBytewise);
-        assert.deepEqual([...root.inventory.files("")], sorted);
+        assert.deepEqual([...root.files("")], sorted);
         for (const query of QUERIES) {
           const matches = sorted.filter((p) => p.includes(query));
           for (const max of [1, 2, 1000]) assert.deepEqual(findAll(root, query, max), matches, query);
           for (const position of [...positions, ...sorted.map((p) => p.slice(0, 3))]) {
             const after = matches.filter((p) => compareBytewise(p, position) > 0);
             assert.deepEqual(
-              root.inventory.find(query, position, 1000).paths,
+              root.find(query, position, 1000).paths,
               after,
               `${query} after ${position}`,
             );
@@ -73,10 +73,10 @@ test("inventory: files, searches from any position and directory entries match a
             children.set(slash < 0 ? rest : rest.slice(0, slash), slash >= 0);
           }
           const want = [...children].sort(([a], [b]) => compareBytewise(a, b));
-          const entries = root.inventory.entries(dir)!;
+          const entries = root.entries(dir)!;
           const got = Array.from({ length: entries.length }, (_, i) => [entries.name(i), entries.isDir(i)]);
           assert.deepEqual(got, want, `entries of ${dir}`);
-          assert.equal(root.inventory.hasServed(dir), want.length > 0);
+          assert.equal(root.hasServed(dir), want.length > 0);
         }
       } finally {
         temp.cleanup();
@@ -90,7 +90,7 @@ test("inventory: the search state changes exactly when a served path is added or
   const temp = makeRoot({ "a/b/one.txt": "1", "a/two.txt": "2", "c/three.txt": "3", "skip/x.secret": "s" });
   try {
     const root = openRoot({ root: temp.path, include: ["**"], exclude: ["**/*.secret"] });
-    const state = () => root.inventory.find("t", undefined, 1).state;
+    const state = () => root.find("t", undefined, 1).state;
     const first = state();
     assert.equal(state(), first, "unchanged tree, same state");
     writeFileSync(join(temp.path, "a/b/one.txt"), "edited bytes");
@@ -99,16 +99,16 @@ test("inventory: the search state changes exactly when a served path is added or
     assert.equal(state(), first, "an empty directory serves nothing");
     writeFileSync(join(temp.path, "skip/y.secret"), "s");
     assert.equal(state(), first, "an excluded file is not served");
-    assert.equal(root.inventory.hasServed("a/b/empty"), false);
+    assert.equal(root.hasServed("a/b/empty"), false);
     writeFileSync(join(temp.path, "a/b/empty/new.txt"), "n");
     const added = state();
     assert.notEqual(added, first, "a new file deep in the tree");
-    assert.equal(root.inventory.hasServed("a/b/empty"), true);
+    assert.equal(root.hasServed("a/b/empty"), true);
     unlinkSync(join(temp.path, "a/b/empty/new.txt"));
     assert.equal(state(), first, "removed again: the same set as at first");
     rmSync(join(temp.path, "c"), { recursive: true });
     assert.notEqual(state(), first, "a removed directory removes its files");
-    assert.deepEqual([...root.inventory.files("")], ["a/b/one.txt", "a/two.txt"]);
+    assert.deepEqual([...root.files("")], ["a/b/one.txt", "a/two.txt"]);
   } finally {
     temp.cleanup();
   }

@@ -15,7 +15,8 @@ import { RUNTIME, structured, toolErrorText, withServer } from "./_harness.ts";
 import { type InProcessServer, withInProcess } from "./_inprocess.ts";
 import { charBoundary } from "../src/bytes.ts";
 import { CursorCodec } from "../src/cursor.ts";
-import { encodedSize, type Envelope, itemCost, STRING_BYTE_COST } from "../src/page.ts";
+import { cursorPosition } from "../src/tools/read_text_file.ts";
+import { encodedSize, type Envelope, itemCost, STRING_BYTE_COST } from "../src/result_line.ts";
 import { SERVER_NAME, VERSION } from "../src/version.ts";
 
 const ENVELOPE: Envelope = { requestId: 7, maxBytes: 0, serverInfo: { name: SERVER_NAME, version: VERSION } };
@@ -157,9 +158,12 @@ async function checkLongest(
       if (longerItems.length <= maxItems) {
         const longer = {
           items: longerItems,
-          next_cursor: charEnd >= file.length
-            ? null
-            : codec.issue("read_text_file", { path: name }, "0".repeat(64), charEnd),
+          next_cursor: charEnd >= file.length ? null : codec.issue(
+            "read_text_file",
+            { path: name },
+            "0".repeat(64),
+            cursorPosition(charEnd, file.length),
+          ),
           content_hash: page.content_hash,
         };
         assert.ok(encodedSize(envelope, longer) > max, `page ${pages} is not the longest that fits`);

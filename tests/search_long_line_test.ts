@@ -155,7 +155,7 @@ test(`${RUNTIME}: inside one long line the scan never reads more than a window a
 
     // Uncancelled, the line is found, still a window at a time.
     reads.length = 0;
-    const page = await searchText.run({ query: "needle", path: "long.txt" }, {
+    const { value: page } = await searchText.run({ query: "needle", path: "long.txt" }, {
       ...ctx,
       signal: new AbortController().signal,
     });

@@ -1,6 +1,6 @@
 /**
- * The substring searches behind `search_text` (one is picked per runtime by
- * a measured self-test, so each must be checked on its own), and the window
+ * The substring searches behind `search_text` (the port names the one its
+ * runtime runs fast, so each must be checked on its own), and the window
  * buffer a process keeps across calls.
  */
 import { test } from "node:test";
@@ -11,8 +11,9 @@ import {
   bytesSearch,
   rarestByte,
   type SearchMethod,
-  windowSearch,
-} from "../src/tools/search_text.ts";
+  searchMethodFor,
+} from "../src/search/find_bytes.ts";
+import { nodePort } from "../src/ports/node.ts";
 import { traverseAll, withInProcess } from "./_inprocess.ts";
 
 /** Every match offset of `needle` in `haystack`, overlapping ones included, the slow way. */
@@ -95,10 +96,11 @@ test("the anchor is the needle's rarest byte in typical text", () => {
   assert.equal(rarestByte(Buffer.from("é e")), 1); // a continuation byte over its lead byte
 });
 
-test("the self-test picks one of the two methods, once", () => {
-  const chosen = windowSearch();
+test("a port picks one of the two methods, the same every time", () => {
+  const chosen = searchMethodFor(nodePort);
   assert.ok(chosen === bytesSearch || chosen === anchoredSearch);
-  assert.equal(windowSearch(), chosen);
+  assert.equal(searchMethodFor(nodePort), chosen);
+  assert.equal(searchMethodFor({ byteSearch: "rarest-byte" }), anchoredSearch);
 });
 
 test("a window buffer kept from an earlier, larger scan never makes a window exceed the budget (in-process)", async () => {

@@ -15,7 +15,8 @@ import { charBoundary, compareBytewise, utf8, utf8Length } from "../src/bytes.ts
 import { assertState, CursorCodec, MAX_CURSOR_LENGTH } from "../src/cursor.ts";
 import { ConfigError, INVALID_CURSOR_MESSAGE, STALE_CURSOR_MESSAGE, ToolError } from "../src/errors.ts";
 import { DEFAULT_LIMITS, type Limits, MAX_LIMIT, MIN_RESULT_BYTES, resolveLimits } from "../src/limits.ts";
-import { encodedSize, type Envelope, fitPage, type Page } from "../src/page.ts";
+import { fitPage, type Page } from "../src/page.ts";
+import { encodedSize, type Envelope } from "../src/result_line.ts";
 import { SERVER_NAME, VERSION } from "../src/version.ts";
 
 /** One character from each UTF-8 length class, the UTF-16 order traps included. */

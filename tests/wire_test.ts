@@ -1,9 +1,9 @@
 /**
- * Result lines built as bytes (`src/wire.ts`): `encodeLine` writes exactly
- * `JSON.stringify(message) + "\n"` whatever the page holds, the lazily made
- * text block equals the page's JSON, and every line the real binary writes
- * is byte for byte the `JSON.stringify` of its own parse — for read pages
- * written straight from file bytes too.
+ * Result lines built as bytes (`src/result_line.ts`): `encodeLine` writes
+ * exactly `JSON.stringify(message) + "\n"` whatever the recorded result
+ * holds, the text block equals the result's JSON, and every line the real
+ * binary writes is byte for byte the `JSON.stringify` of its own parse — for
+ * read pages written straight from file bytes too.
  *
  * @module
  */
@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import fc from "fast-check";
 import { traverse, withServer } from "./_harness.ts";
-import { ByteSink, encodeLine, setJsonWriter, toolResult } from "../src/wire.ts";
+import { ByteSink, encodeLine, ResultLines, toolResult } from "../src/result_line.ts";
 
 const decoder = new TextDecoder();
 
@@ -62,9 +62,10 @@ function message(result: { content: object[]; structuredContent: object }, id: s
   };
 }
 
-function encoded(value: unknown): string {
+/** The line `encodeLine` writes for `value`, with what `lines` recorded for its id. */
+function encoded(value: { id?: string | number }, lines?: ResultLines): string {
   const sink = new ByteSink(16); // small, so growing is exercised
-  encodeLine(value, sink);
+  encodeLine(value, sink, lines?.take(value.id));
   return decoder.decode(sink.view());
 }
 
@@ -75,8 +76,9 @@ test("encodeLine writes exactly JSON.stringify(message) + newline for any page",
       fc.option(text, { nil: null }),
       fc.oneof(fc.nat(), text),
       (items, next, id) => {
-        const msg = message(toolResult({ items, next_cursor: next, content_hash: "sha256:x" }), id);
-        assert.equal(encoded(msg), JSON.stringify(msg) + "\n");
+        const lines = new ResultLines();
+        const msg = message(lines.record(id, { items, next_cursor: next, content_hash: "sha256:x" }), id);
+        assert.equal(encoded(msg, lines), JSON.stringify(msg) + "\n");
       },
     ),
     { numRuns: 300 },
@@ -88,18 +90,19 @@ test("a page's own byte writer is used, and escapes bytes exactly as JSON.string
     fc.property(fc.array(text, { maxLength: 5 }), (texts) => {
       const page = { items: texts.map((t) => ({ text: t })), next_cursor: null, content_hash: "h" };
       let used = false;
-      setJsonWriter(page, (sink) => {
+      const lines = new ResultLines();
+      const result = lines.record(3, page, (sink) => {
         used = true;
         sink.text('{"items":[');
         texts.forEach((t, i) => {
           sink.text(`${i === 0 ? "" : ","}{"text":"`);
-          sink.jsonStringBody(new TextEncoder().encode(t));
+          sink.jsonString(new TextEncoder().encode(t));
           sink.text('"}');
         });
         sink.text('],"next_cursor":null,"content_hash":"h"}');
       });
-      const msg = message(toolResult(page), 3);
-      assert.equal(encoded(msg), JSON.stringify(msg) + "\n");
+      const msg = message(result, 3);
+      assert.equal(encoded(msg, lines), JSON.stringify(msg) + "\n");
       assert.ok(used);
     }),
     { numRuns: 300 },
@@ -122,22 +125,24 @@ test("the text block is the value's JSON, for pages and other results", () => {
 
 test("a string id that looks like a stand-in, and messages without a page, are written plainly", () => {
   const page = { items: [], next_cursor: null, content_hash: "h" };
-  for (const id of ["\u0000ptc-fs-mcp:page\u0000", "\u0000ptc-fs-mcp:text\u0000"]) {
-    const msg = message(toolResult(page), id);
-    assert.equal(encoded(msg), JSON.stringify(msg) + "\n");
+  for (const id of ["\u0000ptc-fs-mcp:value\u0000", "\u0000ptc-fs-mcp:text\u0000"]) {
+    const lines = new ResultLines();
+    const msg = message(lines.record(id, page), id);
+    assert.equal(encoded(msg, lines), JSON.stringify(msg) + "\n");
   }
   const plain = [
     { jsonrpc: "2.0", id: 1, result: { tools: [] } },
     { jsonrpc: "2.0", id: 2, error: { code: -32602, message: "bad" } },
     { jsonrpc: "2.0", method: "notifications/message", params: { text: "é\u2028" } },
-    message({ content: [{ type: "text", text: "x" }], structuredContent: page }, 4), // not made by toolResult
-    message(toolResult({ path: "a.txt", bytes: 3, content_hash: "h" }), 5), // not a page
+    message({ content: [{ type: "text", text: "x" }], structuredContent: page }, 4), // not recorded
+    message(toolResult({ path: "a.txt", bytes: 3, content_hash: "h" }), 5), // not recorded either
   ];
-  // A page changed after toolResult made it is written from the message, not from the page's bytes.
-  const changed = message(toolResult({ items: [1], next_cursor: null, content_hash: "h" }), 6);
-  (changed.result.structuredContent as Record<string, unknown>).content_hash = "other";
-  plain.push(changed);
   for (const msg of plain) assert.equal(encoded(msg), JSON.stringify(msg) + "\n");
+  // A result changed after it was recorded is written from the message, not from the record.
+  const lines = new ResultLines();
+  const changed = message(lines.record(6, { items: [1], next_cursor: null, content_hash: "h" }), 6);
+  (changed.result.structuredContent as Record<string, unknown>).content_hash = "other";
+  assert.equal(encoded(changed, lines), JSON.stringify(changed) + "\n");
 });
 
 test("every line the binary writes is JSON.stringify of its own parse, read pages included", async () => {

@@ -10,7 +10,8 @@ import { parseArgs } from "node:util";
 import { ConfigError } from "../errors.ts";
 import type { Limits } from "../limits.ts";
 import { openRoot } from "../root.ts";
-import { createServer } from "../server.ts";
+import { buildServer } from "../server.ts";
+import { ResultLines } from "../result_line.ts";
 import type { FsPort } from "../ports/fs_port.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
 import { StdioTransport } from "./stdio.ts";
@@ -129,11 +130,12 @@ export function runCli(args: readonly string[], fs: FsPort): void {
     }
     const root = openRoot({ ...action.serve, fs });
     if (!root.selector.reachesRootLevel) process.stderr.write(`${READ_ONLY_WARNING}\n`);
-    const stdio = new StdioTransport(process.stdin, process.stdout);
+    const results = new ResultLines(); // the server records, the transport writes (result_line.ts)
+    const stdio = new StdioTransport(process.stdin, process.stdout, results);
     process.on("SIGTERM", stdio.finish);
     process.on("SIGINT", stdio.finish);
     stdio.closed.then(() => process.exit(0));
-    createServer(root).connect(stdio);
+    buildServer(root, { name: SERVER_NAME, version: VERSION }, results).connect(stdio);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`${SERVER_NAME}: ${cliMessage(error)}\n`);

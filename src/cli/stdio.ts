@@ -15,7 +15,9 @@
  *
  * Messages are parsed and checked by the SDK's own `deserializeMessage`; a
  * line that is not a JSON-RPC message is skipped, as the SDK skips it.
- * Results are written as bytes built by `encodeLine` (`wire.ts`).
+ * Answers are written as bytes built by `encodeLine`, from the result the
+ * server recorded for the id in the `ResultLines` both were given
+ * (`result_line.ts`).
  *
  * @module
  */
@@ -23,7 +25,7 @@ import { Buffer } from "node:buffer";
 import type { Readable, Writable } from "node:stream";
 import { deserializeMessage } from "@modelcontextprotocol/server";
 import type { JSONRPCMessage, Transport } from "../version_gate.ts";
-import { ByteSink, encodeLine } from "../wire.ts";
+import { ByteSink, encodeLine, type ResultLines } from "../result_line.ts";
 
 /** Longest stdin line (one JSON-RPC message) the server reads, in bytes. */
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -44,6 +46,7 @@ export class StdioTransport implements Transport {
   readonly #input: Readable;
   readonly #output: Writable;
   readonly #maxLineBytes: number;
+  readonly #results: ResultLines | undefined;
   #line: Buffer[] = []; // the start of the current line
   #lineBytes = 0;
   #dropping = false; // the current line is over the cap: skip to its end
@@ -59,11 +62,18 @@ export class StdioTransport implements Transport {
   /**
    * @param input Where messages arrive (stdin).
    * @param output Where answers go (stdout).
+   * @param results The results the server recorded, by request id (none: every line is plain JSON).
    * @param maxLineBytes The longest line read; longer ones are dropped.
    */
-  constructor(input: Readable, output: Writable, maxLineBytes: number = MAX_LINE_BYTES) {
+  constructor(
+    input: Readable,
+    output: Writable,
+    results?: ResultLines,
+    maxLineBytes: number = MAX_LINE_BYTES,
+  ) {
     this.#input = input;
     this.#output = output;
+    this.#results = results;
     this.#maxLineBytes = maxLineBytes;
     this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
   }
@@ -95,14 +105,15 @@ export class StdioTransport implements Transport {
     const sink = this.#spare ?? new ByteSink();
     this.#spare = undefined;
     sink.clear();
-    encodeLine(message, sink);
+    const id = "id" in message && !("method" in message) ? message.id : undefined;
+    encodeLine(message, sink, id === undefined ? undefined : this.#results?.take(id));
     this.#writes++;
     return new Promise((resolve, reject) => {
       // The callback runs once the stream has taken the bytes (or failed to).
       this.#output.write(sink.view(), (error) => {
         this.#spare = sink;
         this.#writes--;
-        if ("id" in message && !("method" in message) && message.id !== undefined) this.#settle(message.id);
+        if (id !== undefined) this.#settle(id);
         this.#closeWhenAnswered();
         if (error) reject(error);
         else resolve();
@@ -167,9 +178,12 @@ export class StdioTransport implements Transport {
         const key = JSON.stringify(message.id);
         this.#unanswered.set(key, (this.#unanswered.get(key) ?? 0) + 1);
       } else if (message.method === "notifications/cancelled") {
-        // A cancelled request is never answered: stop waiting for it.
+        // A cancelled request is never answered: stop waiting for it, and drop what it recorded.
         const id = (message.params as { requestId?: string | number } | undefined)?.requestId;
-        if (id !== undefined) this.#settle(id);
+        if (id !== undefined) {
+          this.#settle(id);
+          this.#results?.take(id);
+        }
       }
     }
     this.onmessage?.(message);

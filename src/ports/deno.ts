@@ -89,6 +89,7 @@ function readDir(path: string): DirEntry[] {
 /** The `FsPort` for Deno. */
 export const denoPort: FsPort = {
   unsupported: missingOpenFlags(constants),
+  byteSearch: "rarest-byte",
   realPath: (path) => attempt(() => Deno.realPathSync(path)),
 
   lstat(path) {

@@ -75,7 +75,15 @@ export function fdHandle(fd: number, map: ErrorMap): FileHandle {
   let open = true;
   return {
     stat: () => attempt(map, () => infoOf(fs.fstatSync(fd, { bigint: true }))),
-    readAt: (buffer, position) => attempt(map, () => fs.readSync(fd, buffer, 0, buffer.length, position)),
+    readAt(buffer, position) {
+      return attempt(map, () => {
+        let done = 0;
+        for (let n = 1; n > 0 && done < buffer.length; done += n) {
+          n = fs.readSync(fd, buffer, done, buffer.length - done, position + done);
+        }
+        return done;
+      });
+    },
     writeAll(data) {
       attempt(map, () => {
         let done = 0;

@@ -42,7 +42,7 @@ export interface FileInfo {
 export interface FileHandle {
   /** `fstat` of this descriptor. */
   stat(): FileInfo;
-  /** Reads up to `buffer.length` bytes at `position`; returns 0 at end of file. */
+  /** Reads `buffer.length` bytes at `position`, fewer only at end of file; returns how many. */
   readAt(buffer: Uint8Array, position: number): number;
   /** Writes all of `data` at the current position. */
   writeAll(data: Uint8Array): void;
@@ -95,6 +95,15 @@ export interface FsPort {
    * which. `openRoot` then refuses to open a root with this port.
    */
   readonly unsupported?: string;
+  /**
+   * Which substring search this runtime runs fast, for `search_text`:
+   * `buffer` (`Buffer#indexOf`, native code on Node; the default) or
+   * `rarest-byte` (the engine's `Uint8Array#indexOf` on the needle's rarest
+   * byte, for Deno, whose `Buffer` is a JavaScript layer). Not a filesystem
+   * primitive, but the one other thing that differs by runtime, so it rides
+   * the one seam, and the choice is made where the port is bound.
+   */
+  readonly byteSearch?: "buffer" | "rarest-byte";
   /** Resolves every link in `path` (used once, to pin the root). */
   realPath(path: string): string;
   /** No-follow stat; `null` when nothing is there. */

@@ -15,7 +15,7 @@ import { admit, checkParents, checkPathArgument, notFound, refusal } from "../co
 import { Digest } from "../hashing.ts";
 import { ToolError } from "../errors.ts";
 import { fitPage, pageSchema } from "../page.ts";
-import type { Entries } from "../inventory.ts";
+import type { ServedEntries } from "../inventory.ts";
 import { joinRelative } from "../paths.ts";
 import { argumentsSchema, pageCap, pagingArgs, READ_ONLY, type Tool } from "./tool.ts";
 
@@ -48,12 +48,12 @@ export const listDirectory: Tool<typeof inputSchema, ReturnType<typeof pageSchem
     const dir = checkPathArgument(root, path, true);
     // Decided from the name first: an excluded or unreachable path is never touched.
     const may = dir === "" ? { file: false, directory: true } : admit(root, dir, "either");
-    let entries: Entries | null;
+    let entries: ServedEntries | null;
     let isFile = false;
     try {
       if (dir !== "") checkParents(root, dir);
-      entries = may.directory ? root.inventory.entries(dir) : null;
-      if (entries === null && may.file) isFile = root.fs.lstat(root.inventory.abs(dir))?.kind === "file";
+      entries = may.directory ? root.entries(dir) : null;
+      if (entries === null && may.file) isFile = root.lstat(dir)?.kind === "file";
     } catch (error) {
       throw refusal(error, dir);
     }
@@ -64,7 +64,7 @@ export const listDirectory: Tool<typeof inputSchema, ReturnType<typeof pageSchem
     }
     if (dir !== "" && entries.length === 0) throw notFound(dir); // an unserved directory never shows
 
-    const state = stateOf(entries);
+    const state = entries.state;
     const args = { path: dir };
     let start = 0;
     if (cursor !== undefined) {
@@ -78,7 +78,7 @@ export const listDirectory: Tool<typeof inputSchema, ReturnType<typeof pageSchem
       const name = entries.name(i);
       candidates.push({ name, kind: entries.isDir(i) ? "directory" : "file", path: joinRelative(dir, name) });
     }
-    return fitPage(ctx, candidates, (n) => {
+    const page = fitPage(ctx, candidates, (n) => {
       const items = candidates.slice(0, n);
       const done = start + n >= entries.length;
       return {
@@ -89,27 +89,12 @@ export const listDirectory: Tool<typeof inputSchema, ReturnType<typeof pageSchem
         content_hash: new Digest().text(items.map((i) => `${i.kind}\t${i.path}\n`).join("")).contentHash(),
       };
     });
+    return { value: page };
   },
 };
 
-const states = new WeakMap<Entries, string>();
-
-/** The cursor state of a listing: a digest of its names and kinds, one line `<kind>\t<name>\n` each. */
-function stateOf(entries: Entries): string {
-  let state = states.get(entries);
-  if (state === undefined) {
-    let lines = "";
-    for (let i = 0; i < entries.length; i++) {
-      lines += `${entries.isDir(i) ? "directory" : "file"}\t${entries.name(i)}\n`;
-    }
-    state = new Digest().text(lines).hex();
-    states.set(entries, state);
-  }
-  return state;
-}
-
 /** The index of the first entry named after `position`, bytewise (entries are sorted by name). */
-function firstAfter(entries: Entries, position: string): number {
+function firstAfter(entries: ServedEntries, position: string): number {
   let lo = 0;
   let hi = entries.length;
   while (lo < hi) {
@@ -121,6 +106,6 @@ function firstAfter(entries: Entries, position: string): number {
 }
 
 /** The position just before `start`, for a page that holds no item. */
-function positionBefore(entries: Entries, start: number): string {
+function positionBefore(entries: ServedEntries, start: number): string {
   return start > 0 ? entries.name(start - 1) : "";
 }

@@ -41,11 +41,11 @@ export const searchFiles: Tool<typeof inputSchema, ReturnType<typeof pageSchema<
 
     // Every directory is revalidated for the state digest (the whole root's served paths); only the
     // part after the cursor's position is scanned, and only until the page is full.
-    const found = ctx.root.inventory.find(query, after, cap);
+    const found = ctx.root.find(query, after, cap);
     if (claims) assertState(claims, found.state);
     const candidates = found.paths.map((path) => ({ path }));
 
-    return fitPage(ctx, candidates, (n) => {
+    const page = fitPage(ctx, candidates, (n) => {
       const items = candidates.slice(0, n);
       const done = n === candidates.length && !found.more;
       return {
@@ -56,5 +56,6 @@ export const searchFiles: Tool<typeof inputSchema, ReturnType<typeof pageSchema<
         content_hash: new Digest().text(items.map((i) => `${i.path}\n`).join("")).contentHash(),
       };
     });
+    return { value: page };
   },
 };

@@ -7,7 +7,8 @@
 import * as z from "zod";
 import type { CursorCodec } from "../cursor.ts";
 import { quoteArgument } from "../quote.ts";
-import type { Envelope } from "../page.ts";
+import type { JsonWriter } from "../page.ts";
+import type { Envelope } from "../result_line.ts";
 import type { Root } from "../root.ts";
 
 /** What a tool handler gets besides its arguments. */
@@ -28,6 +29,12 @@ export interface Annotations {
   readonly openWorldHint: boolean;
 }
 
+/** What a handler returns: its result, and optionally a writer of the result's JSON as bytes. */
+export interface Reply<T> {
+  readonly value: T;
+  readonly writeJson?: JsonWriter;
+}
+
 /** A tool: its MCP metadata, schemas, and handler. */
 export interface Tool<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
   readonly name: string;
@@ -36,7 +43,7 @@ export interface Tool<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.Z
   readonly inputSchema: I;
   readonly outputSchema: O;
   readonly annotations: Annotations;
-  run(args: z.infer<I>, ctx: ToolContext): z.infer<O> | Promise<z.infer<O>>;
+  run(args: z.infer<I>, ctx: ToolContext): Reply<z.infer<O>> | Promise<Reply<z.infer<O>>>;
 }
 
 /** Annotations of the four read tools. */

@@ -71,10 +71,9 @@ export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
     if (bytes.length > root.limits.maxWriteBytes) {
       throw new ToolError(`content is ${bytes.length} bytes; the limit is ${root.limits.maxWriteBytes}`);
     }
-    const target = root.inventory.abs(path);
     let existing;
     try {
-      existing = root.fs.lstat(target);
+      existing = root.lstat(path);
     } catch (error) {
       throw refusal(error, path);
     }
@@ -83,22 +82,22 @@ export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
     }
     if (existing && existing.kind !== "file") throw new ToolError(`${path} exists and is not a regular file`);
 
-    const temp = root.inventory.abs(tempName(randomBytes(8).toString("hex")));
+    const temp = tempName(randomBytes(8).toString("hex"));
     let file: FileHandle | undefined;
     try {
-      file = root.fs.createExclusive(temp, existing?.mode);
+      file = root.createExclusive(temp, existing?.mode);
       file.writeAll(bytes);
       file.sync();
       file.close();
-      root.fs.rename(temp, target);
+      root.rename(temp, path);
     } catch (error) {
       file?.close();
       try {
-        root.fs.remove(temp);
+        root.remove(temp);
       } catch { /* it was never created, or is already gone */ }
       const why = error instanceof FsError ? error.code.replace("_", " ") : "error";
       throw new ToolError(`${path} was not written (${why}); nothing changed`);
     }
-    return { path, bytes: bytes.length, content_hash: new Digest().bytes(bytes).contentHash() };
+    return { value: { path, bytes: bytes.length, content_hash: new Digest().bytes(bytes).contentHash() } };
   },
 };

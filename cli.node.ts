@@ -1,0 +1,12 @@
+/**
+ * The command-line entry of the npm package: the build bundles it into the
+ * bin `dist/cli.js`. `cli.ts` is the same on Deno.
+ *
+ * @module
+ */
+import "./src/cli/node_heap.ts"; // first: before anything else allocates
+import process from "node:process";
+import { nodePort } from "./src/ports/node.ts";
+import { runCli } from "./src/cli/run.ts";
+
+runCli(process.argv.slice(2), nodePort);

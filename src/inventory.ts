@@ -23,7 +23,8 @@
  * @module
  */
 import { joinRelative } from "./paths.ts";
-import { EMPTY_DIGEST, Listing, Search, sortKeys, Tree } from "./listing.ts";
+import { EMPTY_DIGEST, Listing, sortKeys, Tree } from "./listing.ts";
+import { Search } from "./path_search.ts";
 import type { Selector } from "./selector.ts";
 import { type EntryKind, type FileInfo, FsError, type FsPort } from "./ports/fs_port.ts";
 import { sameIdentity } from "./identity.ts";

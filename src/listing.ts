@@ -1,7 +1,7 @@
 /**
  * The inventory's data: a directory's cached listing as one compact byte
- * string, the validated subtree built from listings, and the path search
- * over a subtree. Nothing here touches the filesystem.
+ * string, and the validated subtree built from listings. Nothing here
+ * touches the filesystem.
  *
  * A listing holds sort keys — a file's name, or a directory's name and `/`,
  * so that sibling order is full-path bytewise order — as UTF-8, each
@@ -171,110 +171,6 @@ export class Tree {
 /** The digest of an empty served-path set. */
 export const EMPTY_DIGEST: string = createHash("sha256").digest("hex");
 
-const LONE_SURROGATE = /\p{Surrogate}/u;
-
-/**
- * One page of a path search: the served paths containing a query that come
- * after a position, in bytewise order, until one match past the page.
- */
-export class Search {
-  /** The matches, at most `max`. */
-  readonly paths: string[] = [];
-  /** Whether a match follows the page. */
-  more = false;
-  readonly #query: string;
-  readonly #needle: Buffer;
-  readonly #max: number;
-  /** No `/` in the query: it lies within one segment, so names are searched, not whole paths. */
-  readonly #plain: boolean;
-
-  constructor(query: string, max: number) {
-    this.#query = query;
-    this.#needle = Buffer.from(query, "utf8");
-    this.#max = max;
-    this.#plain = !query.includes("/");
-  }
-
-  /** Searches `tree` (the root's) after the path `after`. */
-  run(tree: Tree, after: string | undefined): this {
-    // No path holds a NUL or a lone surrogate: such a query matches nothing.
-    if (this.#query.includes("\0") || LONE_SURROGATE.test(this.#query)) return this;
-    this.#walk(tree, "", after === undefined ? undefined : Buffer.from(after, "utf8"), 0, false);
-    return this;
-  }
-
-  /**
-   * Walks a subtree whose directory path is `prefix` (empty or ending in
-   * `/`). `position`, from byte `from` on, is where to start relative to
-   * it, when the start lies inside; `hit`: the directory path already
-   * contains the (plain) query. Returns whether the page is complete.
-   */
-  #walk(tree: Tree, prefix: string, position: Buffer | undefined, from: number, hit: boolean): boolean {
-    const { listing, children } = tree;
-    const { subdirs, subdirAt } = listing;
-    let i = 0;
-    if (position !== undefined) {
-      i = listing.firstAfter(position, from);
-      // The subdirectory holding the position, if any, is the key just before.
-      const j = i - 1;
-      if (j >= 0 && listing.isDir(j) && listing.isPrefixOf(j, position, from)) {
-        const k = subdirAt.indexOf(j);
-        const child = children[k];
-        const name = subdirs[k];
-        const inside = from + listing.keyLength(j);
-        if (child?.count && this.#walk(child, `${prefix}${name}/`, position, inside, this.#hit(hit, name))) {
-          return true;
-        }
-      }
-    }
-    // Between two subdirectories the keys are files: each run is searched at once.
-    for (let k = lowerBound(subdirAt, i);; k++) {
-      const end = k < subdirs.length ? subdirAt[k] : listing.length;
-      if (i < end && this.#files(listing, prefix, i, end, hit)) return true;
-      if (k === subdirs.length) return false;
-      const child = children[k];
-      const name = subdirs[k];
-      if (child?.count && this.#walk(child, `${prefix}${name}/`, undefined, 0, this.#hit(hit, name))) {
-        return true;
-      }
-      i = end + 1;
-    }
-  }
-
-  #hit(hit: boolean, name: string): boolean {
-    return hit || (this.#plain && name.includes(this.#query));
-  }
-
-  /** Collects the matches among keys `from` to `to`, all files. */
-  #files(listing: Listing, prefix: string, from: number, to: number, hit: boolean): boolean {
-    if (hit || !this.#plain) {
-      for (let i = from; i < to; i++) {
-        const path = prefix + listing.name(i);
-        if ((hit || path.includes(this.#query)) && this.#add(path)) return true;
-      }
-      return false;
-    }
-    const { text, starts } = listing;
-    const end = starts[to];
-    for (let at = text.indexOf(this.#needle, starts[from]); at >= 0 && at < end;) {
-      const i = listing.keyAt(at);
-      if (this.#add(prefix + listing.name(i))) return true;
-      at = text.indexOf(this.#needle, starts[i + 1]);
-    }
-    return false;
-  }
-
-  /** Adds a match; when the page is already full, notes that more follow and returns true instead. */
-  #add(path: string): boolean {
-    if (this.paths.length === this.#max) {
-      this.more = true;
-      return true;
-    }
-    this.paths.push(path);
-    return false;
-  }
-}
-
 /** Compares `a[aStart..aEnd)` with `b[bStart..bEnd)`, bytewise. */
 function compareBytes(
   a: Uint8Array,
@@ -290,16 +186,4 @@ function compareBytes(
     if (d !== 0) return d;
   }
   return aEnd - aStart - (bEnd - bStart);
-}
-
-/** The first index of a sorted array whose value is at least `value`. */
-function lowerBound(sorted: readonly number[], value: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid] < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

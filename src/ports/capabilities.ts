@@ -1,21 +1,17 @@
 /**
  * What a port needs from its runtime before it may serve. Both ports open
- * files with `node:fs` flags (the Node port today, the Deno port through
- * Deno's built-in `node:fs`): `O_NOFOLLOW`, so a link swapped in at the
- * final component fails in the kernel, and `O_NONBLOCK`, so a FIFO swapped in
- * cannot hang the process. Node on Windows has neither, and a server that
- * quietly opened files without them would break its own confinement, so such
- * a port says why it cannot serve and `openRoot` refuses it.
+ * files with `node:fs` flags: `O_NOFOLLOW`, so a link swapped in fails in the
+ * kernel, and `O_NONBLOCK`, so a FIFO cannot hang the process. Node on
+ * Windows has neither; a server that quietly opened files without them would
+ * break its own confinement, so such a port says why and `openRoot` refuses it.
  *
  * @module
  */
 
-/** The open flags the contract cannot do without. */
 const NEEDED = ["O_NOFOLLOW", "O_NONBLOCK"] as const;
 
 /**
- * Says why a runtime with these `node:fs` constants cannot serve, for
- * `FsPort.unsupported`.
+ * Why a runtime with these `node:fs` constants cannot serve (`FsPort.unsupported`), or undefined.
  *
  * @example The flags Linux has, and a platform without them
  * ```ts
@@ -24,9 +20,6 @@ const NEEDED = ["O_NOFOLLOW", "O_NONBLOCK"] as const;
  * assert.equal(missingOpenFlags({ O_NOFOLLOW: 0o400000, O_NONBLOCK: 0o4000 }), undefined);
  * assert.match(missingOpenFlags({ O_NONBLOCK: 0o4000 }) ?? "", /no O_NOFOLLOW,/);
  * ```
- *
- * @param constants `constants` of `node:fs`, or a stand-in (a test removes a flag).
- * @returns One line naming the missing flags, or undefined when none is missing.
  */
 export function missingOpenFlags(constants: Readonly<Record<string, unknown>>): string | undefined {
   const missing = NEEDED.filter((name) => typeof constants[name] !== "number");

@@ -1,42 +1,53 @@
 /**
  * The descriptor primitives both ports share, on `node:fs`: the open for
  * content with `O_NOFOLLOW | O_NONBLOCK`, the exclusive create whose mode is
- * set through the descriptor, the `FileHandle` over a descriptor, and the
- * descriptor that holds the root directory. The
- * Node port is built on them; the Deno port uses them because `Deno.*` has
- * no such open and no `fchmod` (`node:fs` is built into Deno, not a
- * dependency).
+ * set through the descriptor, and the `FileHandle` over a descriptor. The
+ * Deno port uses them because `Deno.*` has no such open and no `fchmod`
+ * (`node:fs` is built into Deno, not a dependency). Each port brings its own
+ * `ErrorMap` for the errors its runtime throws.
  *
  * @module
  */
 import * as fs from "node:fs";
 import type { Buffer } from "node:buffer";
-import { type DirectoryHold, type EntryKind, type FileHandle, type FileInfo, FsError } from "./fs_port.ts";
+import {
+  type DirectoryHold,
+  type EntryKind,
+  type FileHandle,
+  type FileInfo,
+  FsError,
+  type FsErrorCode,
+} from "./fs_port.ts";
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;
 
-/** Maps a thrown error to the project's codes; each port brings its own. */
+/** Maps a thrown error to the project's codes. */
 export type ErrorMap = (error: unknown) => FsError;
 
-/** The project's code for a `node:fs` errno code, or `null` when it has none. */
-export function errnoError(error: unknown): FsError | null {
-  switch ((error as { code?: unknown } | null)?.code) {
-    case "ENOENT":
-      return new FsError("not_found");
-    case "ELOOP":
-      return new FsError("symlink");
-    case "ENOTDIR":
-      return new FsError("not_directory");
-    case "EEXIST":
-      return new FsError("exists");
-    case "EACCES":
-    case "EPERM":
-      return new FsError("denied");
-    case "EISDIR":
-    case "ENXIO":
-      return new FsError("not_regular");
-    default:
-      return null;
+const BY_ERRNO: Readonly<Record<string, FsErrorCode>> = {
+  ENOENT: "not_found",
+  ELOOP: "symlink",
+  ENOTDIR: "not_directory",
+  EEXIST: "exists",
+  EACCES: "denied",
+  EPERM: "denied",
+  EISDIR: "not_regular",
+  ENXIO: "not_regular",
+};
+
+/** An error as an `FsError`, by its errno `code` (`io` for any other); an `FsError` passes unchanged. */
+export function fsErrorOf(error: unknown): FsError {
+  if (error instanceof FsError) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  return new FsError(typeof code === "string" && Object.hasOwn(BY_ERRNO, code) ? BY_ERRNO[code] : "io");
+}
+
+/** Runs `fn`, throwing what it throws through `map`. */
+export function attempt<T>(map: ErrorMap, fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    throw map(error);
   }
 }
 
@@ -44,8 +55,7 @@ export function errnoError(error: unknown): FsError | null {
 export function kindOf(s: fs.BigIntStats | fs.Dirent<string | Buffer>): EntryKind {
   if (s.isFile()) return "file";
   if (s.isDirectory()) return "directory";
-  if (s.isSymbolicLink()) return "symlink";
-  return "other";
+  return s.isSymbolicLink() ? "symlink" : "other";
 }
 
 /** A `node:fs` bigint stat as the port reports it. */
@@ -62,16 +72,7 @@ export function infoOf(s: fs.BigIntStats): FileInfo {
   };
 }
 
-function attempt<T>(map: ErrorMap, fn: () => T): T {
-  try {
-    return fn();
-  } catch (error) {
-    throw map(error);
-  }
-}
-
-/** A `FileHandle` over an open descriptor. */
-export function fdHandle(fd: number, map: ErrorMap): FileHandle {
+function fdHandle(fd: number, map: ErrorMap): FileHandle {
   let open = true;
   return {
     stat: () => attempt(map, () => infoOf(fs.fstatSync(fd, { bigint: true }))),
@@ -101,16 +102,15 @@ export function fdHandle(fd: number, map: ErrorMap): FileHandle {
 }
 
 /**
- * `FsPort.openRead`: checks `path` with the port's own no-follow `lstat`,
- * then opens it with `O_NOFOLLOW | O_NONBLOCK`, so a link swapped in after
- * the check fails in the kernel and a FIFO swapped in cannot block. The
- * check stays: it keeps FIFOs and devices from being opened at all in the
- * common case, and the descriptor must then be the very inode the check saw
- * (else `changed`, which the caller retries: an atomic write renamed over
- * the path) and a regular file. That proof is what refuses a swapped-in link
- * on Deno under scoped permissions (`--allow-read=<dir>`): Deno 2.9 resolves
- * the link itself for its permission check and opens the target, so the
- * kernel never sees it.
+ * `FsPort.openRead`: checks `path` with the port's no-follow `lstat`, then
+ * opens it with `O_NOFOLLOW | O_NONBLOCK`, so a link swapped in after the
+ * check fails in the kernel and a FIFO cannot block. The check keeps FIFOs
+ * and devices from being opened at all in the common case, and the
+ * descriptor must be the very inode it saw (else `changed`: an atomic write
+ * renamed over the path) and a regular file. That proof is what refuses a
+ * swapped-in link on Deno under scoped permissions (`--allow-read=<dir>`):
+ * Deno 2.9 resolves the link itself for its permission check and opens the
+ * target, so the kernel never sees the link.
  */
 export function openRegular(
   lstat: (path: string) => FileInfo | null,
@@ -135,8 +135,8 @@ export function openRegular(
 
 /**
  * `FsPort.createExclusive`: `O_CREAT | O_EXCL | O_NOFOLLOW`, then the mode
- * through the descriptor (`fchmod`), never by path: a link swapped in for
- * the new name cannot redirect it to another file.
+ * through the descriptor (`fchmod`), never by path, so a link swapped in for
+ * the new name cannot redirect it.
  */
 export function createExclusive(path: string, mode: number | undefined, map: ErrorMap): FileHandle {
   const fd = attempt(map, () => fs.openSync(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode ?? 0o666));
@@ -153,15 +153,5 @@ export function createExclusive(path: string, mode: number | undefined, map: Err
 
 /** `FsPort.holdDirectory`: `O_DIRECTORY | O_NOFOLLOW`, kept open by the caller. */
 export function holdDirectory(path: string, map: ErrorMap): DirectoryHold {
-  const fd = attempt(map, () => fs.openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
-  let open = true;
-  return {
-    stat: () => attempt(map, () => infoOf(fs.fstatSync(fd, { bigint: true }))),
-    close() {
-      if (open) {
-        open = false;
-        fs.closeSync(fd);
-      }
-    },
-  };
+  return fdHandle(attempt(map, () => fs.openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)), map);
 }

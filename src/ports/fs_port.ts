@@ -1,8 +1,11 @@
 /**
- * The runtime seam. The core reaches the filesystem only through this
- * interface; `deno.ts` implements it with `Deno.*` and `node.ts` with
- * `node:fs` (`descriptor.ts` holds the descriptor primitives both use). Every call is synchronous: each tool call is bounded by its own
- * budgets, and synchronous calls avoid a thread-pool round trip per file.
+ * The runtime seam: `deno.ts` implements it with `Deno.*`, `node.ts` with
+ * `node:fs` (`descriptor.ts` holds the primitives both use), and an entry
+ * binds one. The core touches the filesystem only through it, except for
+ * stdin and stdout (the binary's transport, `cli/`) and the working directory
+ * a relative root is resolved against. Every call is synchronous: a tool call
+ * is bounded by its budgets, and a sync call saves a thread-pool round trip
+ * per file.
  *
  * @module
  */
@@ -10,11 +13,11 @@
 /** What a directory entry or an open descriptor is. `unknown`: the directory did not say. */
 export type EntryKind = "file" | "directory" | "symlink" | "other" | "unknown";
 
-/** One directory entry, with its kind as the directory reported it (no stat). */
+/** One directory entry, with its kind as the directory reported it (no stat; `unknown`: lstat it). */
 export interface DirEntry {
   /** The entry's name, one path segment. */
   readonly name: string;
-  /** The kind reported by the directory itself; a symlink is reported as `symlink`; `unknown`: lstat it. */
+  /** Its kind, as the directory reported it. */
   readonly kind: EntryKind;
 }
 
@@ -75,11 +78,7 @@ export type FsErrorCode =
 export class FsError extends Error {
   /** What went wrong, in the project's terms. */
   readonly code: FsErrorCode;
-  /**
-   * Makes a filesystem error.
-   *
-   * @param code What went wrong.
-   */
+  /** Makes a filesystem error with its `code`. */
   constructor(code: FsErrorCode) {
     super(code);
     this.name = "FsError";
@@ -97,11 +96,10 @@ export interface FsPort {
   readonly unsupported?: string;
   /**
    * Which substring search this runtime runs fast, for `search_text`:
-   * `buffer` (`Buffer#indexOf`, native code on Node; the default) or
-   * `rarest-byte` (the engine's `Uint8Array#indexOf` on the needle's rarest
-   * byte, for Deno, whose `Buffer` is a JavaScript layer). Not a filesystem
-   * primitive, but the one other thing that differs by runtime, so it rides
-   * the one seam, and the choice is made where the port is bound.
+   * `buffer` (`Buffer#indexOf`, native on Node; the default) or `rarest-byte`
+   * (`Uint8Array#indexOf` on the needle's rarest byte, for Deno, whose
+   * `Buffer` is a JavaScript layer). Not a filesystem primitive, but the one
+   * other thing that differs by runtime, so it rides the one seam.
    */
   readonly byteSearch?: "buffer" | "rarest-byte";
   /** Resolves every link in `path` (used once, to pin the root). */
@@ -109,31 +107,25 @@ export interface FsPort {
   /** No-follow stat; `null` when nothing is there. */
   lstat(path: string): FileInfo | null;
   /**
-   * Opens a directory and keeps it open (used once, to pin the root): a
-   * directory removed and re-created at the same path would otherwise get
-   * the same inode number back (ext4 hands it out again at once). Fails with
-   * `not_directory` when it is not one.
+   * Opens a directory and keeps it open (used once, to pin the root, so its
+   * inode number cannot be handed out again); `not_directory` when it is not one.
    */
   holdDirectory(path: string): DirectoryHold;
   /**
-   * Lists a directory, each entry's kind taken from the directory itself.
-   * Names are exact: a name that is not valid UTF-8 is left out (it cannot
-   * be named faithfully in JSON). A runtime that cannot tell such a name from
-   * one that holds U+FFFD reports a name with U+FFFD once, as `unknown`, so
-   * that an lstat of the name decides.
+   * Lists a directory. Names are exact: one that is not UTF-8 is left out (JSON
+   * cannot name it faithfully); a runtime that cannot tell it from one holding
+   * U+FFFD reports such a name once, as `unknown`, for an lstat to decide.
    */
   readDir(path: string): DirEntry[];
   /**
-   * Opens a regular file for reading without following a link at the final
-   * component and without blocking (a FIFO swapped in fails). Fails with
-   * `symlink`, `not_regular`, `not_found` or `changed` (the object was
-   * swapped between the check and the open).
+   * Opens a regular file for reading, never through a link at the final
+   * component and never blocking (a FIFO swapped in fails): `symlink`,
+   * `not_regular`, `not_found`, or `changed` (swapped between check and open).
    */
   openRead(path: string): FileHandle;
   /**
-   * Creates a new file for writing, failing with `exists` if anything (a link
-   * included) is already there. With `mode`, the file gets exactly that mode,
-   * set through the descriptor, never by path.
+   * Creates a new file for writing; `exists` if anything, a link included, is
+   * there. `mode` is set exactly, through the descriptor, never by path.
    */
   createExclusive(path: string, mode?: number): FileHandle;
   /** Atomically renames `from` over `to` (never follows a link at `to`). */

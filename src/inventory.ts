@@ -1,124 +1,50 @@
 /**
- * The walker. It lists served files in bytewise path order, deciding from
- * names alone: a directory that an exclude covers, or that no include can
- * reach, is pruned before anything inside it is statted or opened; links and
- * special files are skipped, never followed; depth is bounded; a directory
- * that cannot be read serves nothing.
+ * The walker: served files in bytewise path order, decided from names alone.
+ * A directory an exclude covers, or no include can reach, is pruned before
+ * anything inside it is statted; links and special files are skipped, never
+ * followed; depth is bounded; a directory that cannot be read serves nothing.
  *
- * Each directory's filtered listing is cached under the directory's identity
- * (inode, size, mtime, ctime). Every call revalidates each directory it
- * relies on with one no-follow lstat, so results are live while an unchanged
- * tree is not re-read. A listing read within `RACY_MARGIN_MS` of the
- * directory's last change (the later of its ctime and mtime) is not trusted
- * (a change in the same timestamp tick would be invisible), and is read
- * again next time.
- *
- * Work per call is per directory, not per file: a validated subtree (a
- * `Tree` of listings) is reused whole, with its served-file count and its
- * digest, while no directory in it changed; a search skips what lies before
- * its position by binary search; "is anything served below?" is answered by
- * a directory's own files, or first by the subdirectory that answered last
- * time.
+ * Each directory's listing is cached under the directory's identity and
+ * revalidated by one no-follow lstat per call, so results are live while an
+ * unchanged tree is not re-read. A listing read within `RACY_MARGIN_MS` of
+ * the directory's last change (the later of its ctime and mtime) is read
+ * again next time: a change in the same timestamp tick would be invisible.
+ * Work per call is per directory, not per file: a validated subtree (`Tree`)
+ * is reused whole, with its count and digest, while nothing in it changed.
  *
  * @module
  */
 import { joinRelative } from "./paths.ts";
-import { EMPTY_DIGEST, Listing, sortKeys, Tree } from "./listing.ts";
+import { EMPTY_DIGEST, Listing, ServedEntries, sortKeys, Tree } from "./listing.ts";
 import { Search } from "./path_search.ts";
 import type { Selector } from "./selector.ts";
 import { type EntryKind, type FileInfo, FsError, type FsPort } from "./ports/fs_port.ts";
 import { sameIdentity } from "./identity.ts";
-import { Digest } from "./hashing.ts";
 import { isTempName } from "./temp_names.ts";
 
-/** A listing read within this of its directory's last change (the later of ctime and mtime) is read again. */
-export const RACY_MARGIN_MS = 50;
+const RACY_MARGIN_MS = 50;
+const SETTLED_READ_ATTEMPTS = 3; // reads of a directory that keeps changing while it is read
+const MAX_CACHED_NAMES = 2_000_000; // then the cache starts over
 
-/** How often a directory is read when it keeps changing during the read. */
-const SETTLED_READ_ATTEMPTS = 3;
-
-/** The most names the cache holds before it starts over. */
-export const MAX_CACHED_NAMES = 2_000_000;
-
-/**
- * The served entries of a directory, as `list_directory` shows them: served
- * files and the subdirectories with something served below, by name,
- * bytewise.
- */
-export interface ServedEntries {
-  /** How many entries. */
-  readonly length: number;
-  /** The name of entry `i`. */
-  name(i: number): string;
-  /** Whether entry `i` is a directory. */
-  isDir(i: number): boolean;
-  /** A digest of the names and kinds (one line `<kind>\t<name>\n` each): a `list_directory` cursor binds it. */
-  readonly state: string;
-}
-
-/** What `find` returns: one page of matches and the state it depends on. */
+/** A page of `search_files`: matching paths, whether more follow, and the digest of the root's served paths. */
 export interface Found {
-  /** Matching served paths after the position, in bytewise order. */
   readonly paths: string[];
-  /** Whether more matches follow. */
   readonly more: boolean;
-  /** Digest of the set of served paths of the whole root. */
   readonly state: string;
 }
 
-/** A directory in the cache: its listing, the identity it was read under, and what was derived from it. */
+/** A cached directory: its listing, the identity it was read under, and what was derived from it. */
 interface CachedDir {
-  /** The directory's absolute host path. */
   readonly abs: string;
   info: FileInfo;
-  trusted: boolean;
+  trusted: boolean; // read long enough after its last change
   readonly listing: Listing;
-  /** The last validated subtree of this listing. */
-  tree?: Tree;
-  /** The subdirectory (index into `listing.subdirs`) that last had something served below it. */
-  hint: number;
-  /** The relative paths of the listing's subdirectories, made once. */
+  tree?: Tree; // the last validated subtree
+  hint: number; // the subdirectory that last had something served below it
   subdirPaths?: readonly string[];
-  /** The last entries shown, and which subdirectories they showed. */
-  shown?: { value: ServedEntries; served: Uint8Array };
+  shown?: { value: ServedEntries; served: Uint8Array }; // the last entries shown, and which subdirectories
 }
 
-/** A listing's entries in name order, some subdirectories left out. */
-class ShownEntries implements ServedEntries {
-  readonly #listing: Listing;
-  readonly #order: Uint32Array;
-  #state: string | undefined;
-
-  constructor(listing: Listing, order: Uint32Array) {
-    this.#listing = listing;
-    this.#order = order;
-  }
-
-  get length(): number {
-    return this.#order.length;
-  }
-
-  name(i: number): string {
-    return this.#listing.name(this.#order[i]);
-  }
-
-  isDir(i: number): boolean {
-    return this.#listing.isDir(this.#order[i]);
-  }
-
-  get state(): string {
-    if (this.#state === undefined) {
-      let lines = "";
-      for (let i = 0; i < this.length; i++) {
-        lines += `${this.isDir(i) ? "directory" : "file"}\t${this.name(i)}\n`;
-      }
-      this.#state = new Digest().text(lines).hex();
-    }
-    return this.#state;
-  }
-}
-
-/** The relative path of subdirectory `k` of a directory's listing. */
 function subdirPath(dir: string, entry: CachedDir, k: number): string {
   entry.subdirPaths ??= entry.listing.subdirs.map((name) => joinRelative(dir, name));
   return entry.subdirPaths[k];
@@ -140,12 +66,7 @@ export class Inventory {
   readonly #cache = new Map<string, CachedDir>();
   #cachedNames = 0;
 
-  /**
-   * @param fs The port.
-   * @param root The pinned root's real path.
-   * @param selector What is served.
-   * @param maxDepth How many directory levels below the root are walked.
-   */
+  /** @param root The pinned root's real path. */
   constructor(fs: FsPort, root: string, selector: Selector, maxDepth: number) {
     this.#fs = fs;
     this.#root = root;
@@ -158,10 +79,10 @@ export class Inventory {
   }
 
   /**
-   * The served entries of a directory, or `null` when it is not a real
-   * directory the selection can reach (missing, a link, a file, pruned). The
-   * same object comes back while nothing it shows changed. Throws `FsError`
-   * when the directory itself cannot be read; so do the other queries below.
+   * The served entries of a directory (the same object while nothing it
+   * shows changed), or `null` when it is not a real directory the selection
+   * reaches. This and the queries below throw `FsError` when the directory
+   * itself cannot be read.
    */
   entries(dir: string): ServedEntries | null {
     const depth = depthOf(dir);
@@ -176,7 +97,7 @@ export class Inventory {
     const order: number[] = [];
     for (let i = 0, k = 0; i < listing.length; i++) if (!listing.isDir(i) || served[k++]) order.push(i);
     order.sort((i, j) => listing.compareNames(i, j));
-    const value = new ShownEntries(listing, Uint32Array.from(order));
+    const value = new ServedEntries(listing, Uint32Array.from(order));
     entry.shown = { value, served };
     return value;
   }
@@ -187,10 +108,9 @@ export class Inventory {
   }
 
   /**
-   * Up to `max` served paths containing `query`, after `after` in bytewise
-   * order, with the digest of the whole root's served-path set. Every
-   * directory is revalidated; only the part after `after` is searched, and
-   * only until one match past `max`.
+   * Up to `max` served paths containing `query` after `after`, bytewise, and
+   * the digest of the root's served paths: every directory is revalidated,
+   * but only the part after `after` searched, until one match past `max`.
    */
   find(query: string, after: string | undefined, max: number): Found {
     const tree = this.#tree("", 0, false);
@@ -201,35 +121,13 @@ export class Inventory {
 
   /** Served file paths at or below `dir`, in bytewise order. */
   *files(dir: string): Generator<string> {
-    const tree = this.#tree(dir, depthOf(dir), false);
-    if (tree === null) return;
-    const stack = [{ tree, prefix: dir === "" ? "" : `${dir}/`, i: 0, k: 0 }];
-    while (stack.length > 0) {
-      const top = stack[stack.length - 1];
-      const { listing, children } = top.tree;
-      if (top.i === listing.length) {
-        stack.pop();
-        continue;
-      }
-      const i = top.i++;
-      if (!listing.isDir(i)) {
-        yield top.prefix + listing.name(i);
-        continue;
-      }
-      const child = children[top.k];
-      if (child?.count) {
-        stack.push({ tree: child, prefix: `${top.prefix}${listing.subdirs[top.k]}/`, i: 0, k: 0 });
-      }
-      top.k++;
-    }
+    yield* this.#tree(dir, depthOf(dir), false)?.files(dir === "" ? "" : `${dir}/`) ?? [];
   }
 
   /**
-   * The validated cache entry of a directory, or `null`. `checked`: the
-   * selector and the depth bound already admitted it (it is a listed
-   * subdirectory). A listed subdirectory that cannot be read (permissions)
-   * serves nothing, so the walk skips it; the directory a call names
-   * throws the `FsError` instead, for the call to report.
+   * The validated cache entry of a directory, or `null`. `checked`: it is a
+   * listed subdirectory, already admitted; one that cannot be read serves
+   * nothing, while the directory a call names throws for the call to report.
    */
   #entry(dir: string, depth: number, checked: boolean): CachedDir | null {
     const cached = this.#cache.get(dir);
@@ -243,13 +141,11 @@ export class Inventory {
       if (!(error instanceof FsError)) throw error;
       if (cached) this.#forget(dir, cached);
       // Removed or replaced while it was read: gone, like a directory the lstat did not find.
-      if (error.code === "not_found" || error.code === "not_directory") return null;
-      if (checked) return null;
+      if (checked || error.code === "not_found" || error.code === "not_directory") return null;
       throw error;
     }
   }
 
-  /** `#entry` once admitted: revalidates the cached listing, or reads the directory. */
   #validate(dir: string, depth: number, cached: CachedDir | undefined): CachedDir | null {
     const now = Date.now();
     const abs = cached?.abs ?? this.#abs(dir);
@@ -294,12 +190,12 @@ export class Inventory {
     return entry.tree = new Tree(listing, fresh ?? []);
   }
 
-  /** Whether something is served below a directory; asks the subdirectory that answered last time first. */
+  /** Whether something is served below a directory, asking first the subdirectory that answered last time. */
   #serves(dir: string, depth: number, checked: boolean): boolean {
     const entry = this.#entry(dir, depth, checked);
     if (entry === null) return false;
-    const { subdirs } = entry.listing;
     if (entry.listing.files > 0) return true;
+    const { subdirs } = entry.listing;
     for (let j = 0; j < subdirs.length; j++) {
       const k = (entry.hint + j) % subdirs.length;
       if (this.#serves(subdirPath(dir, entry, k), depth + 1, true)) {
@@ -311,10 +207,10 @@ export class Inventory {
   }
 
   /**
-   * Reads a directory and checks that it is still the same directory after
-   * the read: a directory swapped for a link while it was read listed the
-   * link's target. A swap and back restores the inode but not the ctime, so
-   * an unsettled read (any change of identity) is read again, a few times.
+   * Reads a directory and checks it is still the same one after: a directory
+   * swapped for a link while it was read listed the link's target. A swap and
+   * back restores the inode but not the ctime, so an unsettled read (any
+   * change of identity) is read again, a few times.
    */
   #readSettled(dir: string, depth: number, before: FileInfo): Listing | null {
     for (let attempt = 1;; attempt++) {
@@ -326,7 +222,6 @@ export class Inventory {
     }
   }
 
-  /** The listing of a directory's served files and candidate subdirectories. */
   #read(dir: string, depth: number): Listing {
     const keys: string[] = [];
     const dirsAllowed = depth < this.#maxDepth;

@@ -1,11 +1,10 @@
 /**
- * The inventory's data: a directory's cached listing as one compact byte
- * string, and the validated subtree built from listings. Nothing here
- * touches the filesystem.
+ * The inventory's data, touching no filesystem: a directory's listing, the
+ * validated subtree built from listings, and the entries a listing shows.
  *
- * A listing holds sort keys — a file's name, or a directory's name and `/`,
- * so that sibling order is full-path bytewise order — as UTF-8, each
- * followed by a NUL, outside the JavaScript heap: a large tree costs the
+ * A listing holds sort keys (a file's name, or a directory's name and `/`,
+ * so sibling order is full-path bytewise order) as UTF-8, each followed by a
+ * NUL, in one buffer outside the JavaScript heap: a large tree costs the
  * garbage collector almost nothing to keep.
  *
  * @module
@@ -13,17 +12,18 @@
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { compareBytewise } from "./bytes.ts";
+import { Digest } from "./hashing.ts";
 
 const SLASH = 0x2f;
 const NUL = 0;
+
+const BEYOND_SURROGATES = /[\ud800-\uffff]/;
 
 /** Sorts keys by their UTF-8 bytes; the default sort agrees unless a surrogate or U+E000.. occurs. */
 export function sortKeys(keys: string[]): void {
   if (keys.some((k) => BEYOND_SURROGATES.test(k))) keys.sort(compareBytewise);
   else keys.sort();
 }
-
-const BEYOND_SURROGATES = /[\ud800-\uffff]/;
 
 /** One read of a directory: its served files and candidate subdirectories, in path order. Immutable. */
 export class Listing {
@@ -52,7 +52,6 @@ export class Listing {
     this.subdirAt = subdirAt;
   }
 
-  /** How many keys. */
   get length(): number {
     return this.starts.length - 1;
   }
@@ -62,17 +61,14 @@ export class Listing {
     return this.length - this.subdirs.length;
   }
 
-  /** Whether both hold the same keys. */
   equals(other: Listing): boolean {
     return this.text.equals(other.text);
   }
 
-  /** Whether key `i` is a directory's. */
   isDir(i: number): boolean {
     return this.text[this.starts[i + 1] - 2] === SLASH;
   }
 
-  /** The name of key `i`. */
   name(i: number): string {
     return this.text.toString("utf8", this.starts[i], this.starts[i + 1] - (this.isDir(i) ? 2 : 1));
   }
@@ -84,7 +80,6 @@ export class Listing {
     return compareBytes(this.text, this.starts[i], iEnd, this.text, this.starts[j], jEnd);
   }
 
-  /** The byte length of key `i`. */
   keyLength(i: number): number {
     return this.starts[i + 1] - 1 - this.starts[i];
   }
@@ -103,33 +98,18 @@ export class Listing {
 
   /** The first key index greater than `s` from byte `from` on. */
   firstAfter(s: Uint8Array, from: number): number {
-    let lo = 0;
-    let hi = this.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.compareKey(mid, s, from) > 0) hi = mid;
-      else lo = mid + 1;
-    }
-    return lo;
+    return firstIndex(this.length, (i) => this.compareKey(i, s, from) > 0);
   }
 
   /** The index of the key that holds byte `at`. */
   keyAt(at: number): number {
-    let lo = 0;
-    let hi = this.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if (this.starts[mid] <= at) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
+    return firstIndex(this.length, (i) => this.starts[i] > at) - 1;
   }
 }
 
-/** A validated subtree: a listing and the subtrees of its subdirectories. Immutable. */
+/** A validated subtree: a listing, and per subdirectory its subtree (`null`: gone). Immutable. */
 export class Tree {
   readonly listing: Listing;
-  /** Per subdirectory of `listing`: its subtree, `null` when it is gone. */
   readonly children: readonly (Tree | null)[];
   /** Served files in this subtree. */
   readonly count: number;
@@ -166,6 +146,81 @@ export class Tree {
     }
     return this.#digest;
   }
+
+  /** The served file paths of this subtree, bytewise; `prefix` is its directory's path and `/`, or `""`. */
+  *files(prefix: string): Generator<string> {
+    const stack = [{ tree: this as Tree, prefix, i: 0, k: 0 }];
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1];
+      const { listing, children } = top.tree;
+      if (top.i === listing.length) {
+        stack.pop();
+        continue;
+      }
+      const i = top.i++;
+      if (!listing.isDir(i)) {
+        yield top.prefix + listing.name(i);
+        continue;
+      }
+      const child = children[top.k];
+      if (child?.count) {
+        stack.push({ tree: child, prefix: `${top.prefix}${listing.subdirs[top.k]}/`, i: 0, k: 0 });
+      }
+      top.k++;
+    }
+  }
+}
+
+/** The entries `list_directory` shows: a listing's files and served subdirectories, by name, bytewise. */
+export class ServedEntries {
+  readonly #listing: Listing;
+  readonly #order: Uint32Array;
+  #state: string | undefined;
+
+  /** @param order The indexes of the keys shown, in name order. */
+  constructor(listing: Listing, order: Uint32Array) {
+    this.#listing = listing;
+    this.#order = order;
+  }
+
+  /** How many entries. */
+  get length(): number {
+    return this.#order.length;
+  }
+
+  /** The name of entry `i`. */
+  name(i: number): string {
+    return this.#listing.name(this.#order[i]);
+  }
+
+  /** Whether entry `i` is a directory. */
+  isDir(i: number): boolean {
+    return this.#listing.isDir(this.#order[i]);
+  }
+
+  /** The digest a `list_directory` cursor binds: one line `<kind>\t<name>\n` per entry. */
+  get state(): string {
+    if (this.#state === undefined) {
+      let lines = "";
+      for (let i = 0; i < this.length; i++) {
+        lines += `${this.isDir(i) ? "directory" : "file"}\t${this.name(i)}\n`;
+      }
+      this.#state = new Digest().text(lines).hex();
+    }
+    return this.#state;
+  }
+}
+
+/** The first index below `n` where the monotone `pred` holds (`n` when none): a binary search. */
+export function firstIndex(n: number, pred: (i: number) => boolean): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (pred(mid)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }
 
 /** The digest of an empty served-path set. */

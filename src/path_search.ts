@@ -1,31 +1,25 @@
 /**
  * The path search behind `search_files`: the served paths of a validated
- * subtree (`Tree`) that contain a query and come after a position, in
- * bytewise order, until one match past the page. It skips what lies before
- * the position by binary search, and searches a run of file names with one
- * native byte search over the listing's text.
+ * `Tree` that contain a query and come after a position, bytewise, until one
+ * match past the page. What lies before the position is skipped by binary
+ * search; a run of file names is searched with one native byte search over
+ * the listing's text.
  *
  * @module
  */
 import { Buffer } from "node:buffer";
-import type { Listing, Tree } from "./listing.ts";
+import { firstIndex, type Listing, type Tree } from "./listing.ts";
 
 const LONE_SURROGATE = /\p{Surrogate}/u;
 
-/**
- * One page of a path search: the served paths containing a query that come
- * after a position, in bytewise order, until one match past the page.
- */
+/** One page of a path search: at most `max` matches, and whether `more` follow. */
 export class Search {
-  /** The matches, at most `max`. */
   readonly paths: string[] = [];
-  /** Whether a match follows the page. */
   more = false;
   readonly #query: string;
   readonly #needle: Buffer;
   readonly #max: number;
-  /** No `/` in the query: it lies within one segment, so names are searched, not whole paths. */
-  readonly #plain: boolean;
+  readonly #plain: boolean; // no `/` in the query: it lies within one segment, so names are searched
 
   constructor(query: string, max: number) {
     this.#query = query;
@@ -43,10 +37,9 @@ export class Search {
   }
 
   /**
-   * Walks a subtree whose directory path is `prefix` (empty or ending in
-   * `/`). `position`, from byte `from` on, is where to start relative to
-   * it, when the start lies inside; `hit`: the directory path already
-   * contains the (plain) query. Returns whether the page is complete.
+   * Walks the subtree at `prefix` (`""` or ending in `/`), from `position`
+   * (its bytes from `from` on) when the start lies inside; `hit`: the
+   * directory path already contains the plain query. True once the page is complete.
    */
   #walk(tree: Tree, prefix: string, position: Buffer | undefined, from: number, hit: boolean): boolean {
     const { listing, children } = tree;
@@ -67,7 +60,7 @@ export class Search {
       }
     }
     // Between two subdirectories the keys are files: each run is searched at once.
-    for (let k = lowerBound(subdirAt, i);; k++) {
+    for (let k = firstIndex(subdirAt.length, (k) => subdirAt[k] >= i);; k++) {
       const end = k < subdirs.length ? subdirAt[k] : listing.length;
       if (i < end && this.#files(listing, prefix, i, end, hit)) return true;
       if (k === subdirs.length) return false;
@@ -103,7 +96,7 @@ export class Search {
     return false;
   }
 
-  /** Adds a match; when the page is already full, notes that more follow and returns true instead. */
+  /** Adds a match; on a full page notes that more follow and returns true instead. */
   #add(path: string): boolean {
     if (this.paths.length === this.#max) {
       this.more = true;
@@ -112,16 +105,4 @@ export class Search {
     this.paths.push(path);
     return false;
   }
-}
-
-/** The first index of a sorted array whose value is at least `value`. */
-function lowerBound(sorted: readonly number[], value: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid] < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

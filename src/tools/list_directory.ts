@@ -1,10 +1,8 @@
 /**
  * `list_directory`: the served files and directories directly inside a
- * directory, by name, bytewise. A directory is listed only when something
- * below it is served. Content-blind: no file is opened.
- *
- * Cursor state: the listing itself (names and kinds). content_hash framing:
- * one line `<kind>\t<path>\n` per item.
+ * directory, by name, bytewise; a directory only when something below it is
+ * served. Content-blind: no file is opened. Cursor state: the names and
+ * kinds. content_hash framing: one line `<kind>\t<path>\n` per item.
  *
  * @module
  */
@@ -15,7 +13,7 @@ import { admit, checkParents, checkPathArgument, notFound, refusal } from "../co
 import { Digest } from "../hashing.ts";
 import { ToolError } from "../errors.ts";
 import { fitPage, pageSchema } from "../page.ts";
-import type { ServedEntries } from "../inventory.ts";
+import { firstIndex, type ServedEntries } from "../listing.ts";
 import { joinRelative } from "../paths.ts";
 import { argumentsSchema, pageCap, pagingArgs, READ_ONLY, type Tool } from "./tool.ts";
 
@@ -46,12 +44,11 @@ export const listDirectory: Tool<typeof inputSchema, ReturnType<typeof pageSchem
   run({ path = "", cursor, limit }, ctx) {
     const { root } = ctx;
     const dir = checkPathArgument(root, path, true);
-    // Decided from the name first: an excluded or unreachable path is never touched.
-    const may = dir === "" ? { file: false, directory: true } : admit(root, dir, "either");
+    const may = admit(root, dir, "either"); // from the name first: an unserved path is never touched
     let entries: ServedEntries | null;
     let isFile = false;
     try {
-      if (dir !== "") checkParents(root, dir);
+      checkParents(root, dir);
       entries = may.directory ? root.entries(dir) : null;
       if (entries === null && may.file) isFile = root.lstat(dir)?.kind === "file";
     } catch (error) {
@@ -70,7 +67,7 @@ export const listDirectory: Tool<typeof inputSchema, ReturnType<typeof pageSchem
     if (cursor !== undefined) {
       const claims = ctx.cursors.open<string>(cursor, NAME, args);
       assertState(claims, state);
-      start = firstAfter(entries, claims.position);
+      start = firstIndex(entries.length, (i) => compareBytewise(entries.name(i), claims.position) > 0);
     }
     const candidates: Item[] = [];
     const end = Math.min(entries.length, start + pageCap(ctx, limit));
@@ -80,32 +77,13 @@ export const listDirectory: Tool<typeof inputSchema, ReturnType<typeof pageSchem
     }
     const page = fitPage(ctx, candidates, (n) => {
       const items = candidates.slice(0, n);
-      const done = start + n >= entries.length;
+      const last = items.at(-1)?.name ?? (start > 0 ? entries.name(start - 1) : "");
       return {
         items,
-        next_cursor: done
-          ? null
-          : ctx.cursors.issue(NAME, args, state, items.at(-1)?.name ?? positionBefore(entries, start)),
+        next_cursor: start + n >= entries.length ? null : ctx.cursors.issue(NAME, args, state, last),
         content_hash: new Digest().text(items.map((i) => `${i.kind}\t${i.path}\n`).join("")).contentHash(),
       };
     });
     return { value: page };
   },
 };
-
-/** The index of the first entry named after `position`, bytewise (entries are sorted by name). */
-function firstAfter(entries: ServedEntries, position: string): number {
-  let lo = 0;
-  let hi = entries.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareBytewise(entries.name(mid), position) > 0) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
-}
-
-/** The position just before `start`, for a page that holds no item. */
-function positionBefore(entries: ServedEntries, start: number): string {
-  return start > 0 ? entries.name(start - 1) : "";
-}

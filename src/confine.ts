@@ -1,8 +1,7 @@
 /**
- * Confinement for calls that name a path: argument validation, the root
- * pin, the served-path decision made from the name alone, and the walk from
- * the root to the target that refuses any component that is not a real
- * directory.
+ * Confinement for calls that name a path: the argument check, the root pin,
+ * the served-path decision made from the name alone, and the walk from the
+ * root that refuses any component that is not a real directory.
  *
  * @module
  */
@@ -31,12 +30,7 @@ export function notFound(rel: string): ToolError {
   return new ToolError(`not found: ${rel}`);
 }
 
-/**
- * Refuses the call unless the root path still names the very directory
- * pinned at start. Every call begins with it, so a root renamed away,
- * removed, or replaced by another directory or by a link is refused before
- * anything is read, listed or written.
- */
+/** Refuses the call unless the root path still names the directory pinned at start. */
 export function checkRoot(root: Root): void {
   try {
     root.checkPin();
@@ -45,23 +39,19 @@ export function checkRoot(root: Root): void {
   }
 }
 
-/** What a path argument may name, decided from its name alone. */
-export interface Admitted {
-  /** A served file. */
-  readonly file: boolean;
-  /** A directory that may hold something served. */
-  readonly directory: boolean;
-}
-
 /**
  * Decides from the name alone, before any filesystem access, whether `rel`
- * can name a served file or a directory that may hold one (`as` says which
- * the caller accepts). A path that is excluded, lies below or passes
- * through an excluded or unreachable directory, is too deep, or has a
- * temporary name in it gets exactly the answer of a missing path, so an
- * excluded name's existence or kind never shows.
+ * may name a served file or a directory that may hold one (`as`: which the
+ * caller accepts). A path that is excluded, too deep, passes through an
+ * excluded or unreachable directory, or has a temporary name in it gets the
+ * answer of a missing path, so an excluded name's existence never shows.
  */
-export function admit(root: Root, rel: string, as: "file" | "directory" | "either"): Admitted {
+export function admit(
+  root: Root,
+  rel: string,
+  as: "file" | "directory" | "either",
+): { readonly file: boolean; readonly directory: boolean } {
+  if (rel === "") return { file: false, directory: true };
   const { selector, limits } = root;
   const segments = rel.split("/");
   if (segments.some(isTempName)) throw notFound(rel);
@@ -79,9 +69,9 @@ export function admit(root: Root, rel: string, as: "file" | "directory" | "eithe
 }
 
 /**
- * Checks, on every call, that each directory between the root and `rel` is a
- * real directory and not a link (even one pointing back inside the root).
- * Call `admit` first: this walk touches the filesystem.
+ * Checks that each directory between the root and `rel` is a real directory,
+ * not a link (even one back inside the root). Call `admit` first: this walks
+ * the filesystem.
  */
 export function checkParents(root: Root, rel: string): void {
   let dir = "";
@@ -101,20 +91,12 @@ export function checkParents(root: Root, rel: string): void {
   }
 }
 
-/** An open served file and its identity at open time. */
-export interface OpenFile {
-  /** The descriptor; the caller closes it. */
-  readonly handle: FileHandle;
-  /** `fstat` of the descriptor. */
-  readonly info: FileInfo;
-}
-
 /**
- * Opens a served regular file for content. Excluded, unselected and
- * temporary paths get exactly the answer a missing path gets, without any
- * filesystem access.
+ * Opens a served regular file for content, with the descriptor's `fstat`;
+ * the caller closes it. An unserved path gets the answer of a missing one,
+ * without any filesystem access.
  */
-export function openServedFile(root: Root, rel: string): OpenFile {
+export function openServedFile(root: Root, rel: string): { handle: FileHandle; info: FileInfo } {
   admit(root, rel, "file");
   for (let attempt = 1;; attempt++) {
     checkParents(root, rel);
@@ -149,17 +131,11 @@ export function openServedFile(root: Root, rel: string): OpenFile {
   }
 }
 
-/**
- * How often an open is tried when the path names another file by the time
- * it is opened or verified (an atomic write renamed over it). Without the
- * retry, a search that met a file being rewritten skipped it as if gone.
- */
+// Opens tried when the path names another file by the time it is opened or verified (an atomic
+// write renamed over it): without the retry, a search skipped a file being rewritten as if gone.
 const OPEN_ATTEMPTS = 3;
 
-/**
- * Whether `rel` is a directory with nothing served below it (excluded,
- * unreachable or empty). Throws the refusal when it cannot be read.
- */
+/** Whether `rel` is a directory with nothing served below it; throws the refusal when it cannot be read. */
 function isUnservedDir(root: Root, rel: string): boolean {
   try {
     return root.lstat(rel)?.kind === "directory" && !root.hasServed(rel);
@@ -169,9 +145,9 @@ function isUnservedDir(root: Root, rel: string): boolean {
 }
 
 /**
- * The refusal for a filesystem failure on `rel` (`""`: the root). Whatever a
- * user can do to the tree ends here as one short line, never as an internal
- * error. Anything that is not a filesystem failure comes back unchanged.
+ * The refusal for a filesystem failure on `rel` (`""`: the root): whatever a
+ * user can do to the tree ends as one short line, never an internal error.
+ * Anything else comes back unchanged.
  */
 export function refusal(error: unknown, rel: string): unknown {
   if (!(error instanceof FsError)) return error;

@@ -1,20 +1,15 @@
 /**
- * `read_text_file`: a UTF-8 file in pages of `{byte_offset, text}` items.
- * Concatenating every `text` of every page gives the file byte for byte;
- * items are cut on character boundaries, and the last item of a page is
- * shortened to fill the page rather than dropped.
+ * `read_text_file`: a UTF-8 file in pages of `{byte_offset, text}` items, cut
+ * on character boundaries; every `text` of every page, concatenated, is the
+ * file byte for byte. Cursor state: the file's identity. content_hash
+ * framing: the raw bytes the page covers, so a one-page read hashes like the
+ * write that produced it.
  *
- * Cursor state: the file's identity (size, mtime, ctime, inode, device).
- * content_hash framing: the file's raw bytes that the page covers, so a
- * single-page read of a file hashes like the write that produced it.
- *
- * A page is fitted on the raw bytes, in one pass: every byte has a fixed
- * cost in the result line (`STRING_BYTE_COST`), an item a fixed overhead,
- * and the page's shell a fixed size (the cursor's position is written with
- * a fixed number of digits, so every cursor of a file has the same length).
- * So the page is the longest that fits, exactly, and each item is decoded
- * once. The page brings a writer of its JSON straight from the file bytes,
- * which the binary's transport uses.
+ * A page is fitted on the raw bytes in one pass, exactly: each byte has a
+ * fixed cost in the result line (`STRING_BYTE_COST`), an item a fixed
+ * overhead, and the shell a fixed size (every cursor of a file has the same
+ * length). The last item is shortened to fill the page; each item is decoded
+ * once, and the page brings a writer of its JSON straight from the bytes.
  *
  * @module
  */
@@ -44,22 +39,16 @@ const inputSchema = argumentsSchema({
 
 const NAME = "read_text_file";
 
-/** The refusal when a first page's file changed while it was read. */
 const CHANGED_WHILE_READ = "the file changed while it was read; read it again";
 
-/** Bytes read from disk at a time while checking that a whole file is UTF-8. */
-const VALIDATE_CHUNK = 1024 * 1024;
-
-/** The largest read buffer kept between calls; a larger page reads into a buffer of its own. */
-const SCRATCH_MAX = 4 * VALIDATE_CHUNK;
-
-/** A `content_hash` stands for any other: they all have the same length. */
-const ANY_HASH = "sha256:" + "0".repeat(64);
+const VALIDATE_CHUNK = 1024 * 1024; // bytes read at a time to check that a whole file is UTF-8
+const SCRATCH_MAX = 4 * VALIDATE_CHUNK; // the largest read buffer kept between calls
+const ANY_HASH = "sha256:" + "0".repeat(64); // stands for any content_hash: they all have this length
 
 /**
- * A cursor's position: the byte offset in as many digits as the file's size
- * has (a cursor binds the size), so every cursor of a file has the same
- * length and a page can be fitted before its cursor is made.
+ * A cursor's position: the offset in as many digits as the file's size has
+ * (a cursor binds the size), so every cursor of a file has the same length
+ * and a page can be fitted before its cursor is made.
  */
 export const cursorPosition = (offset: number, size: number): string =>
   String(offset).padStart(String(size).length, "0");
@@ -120,10 +109,8 @@ export const readTextFile: Tool<typeof inputSchema, ReturnType<typeof pageSchema
       for (let i = 0, start = 0; i < ends.length; start = ends[i++]) {
         items.push({ byte_offset: offset + start, text: decodeValid(bytes.subarray(start, ends[i])) });
       }
-      const end = ends.length === 0 ? 0 : ends[ends.length - 1];
-      if (!sameContent(handle.stat(), info)) {
-        // Written in place while this page was read. (A rename over the path only touches the
-        // old inode's ctime: the bytes read through this descriptor are still whole.)
+      const end = ends.at(-1) ?? 0;
+      if (!sameContent(handle.stat(), info)) { // written in place while this page was read
         throw new ToolError(claims ? STALE_CURSOR_MESSAGE : CHANGED_WHILE_READ);
       }
       const page: Page<Item> = {
@@ -141,11 +128,7 @@ export const readTextFile: Tool<typeof inputSchema, ReturnType<typeof pageSchema
   },
 };
 
-/**
- * Writes the UTF-8 of `JSON.stringify(page)` straight from the bytes its
- * items were decoded from (`ends`: the item ends in `bytes`), so the text
- * is never serialised as a string. Keys in the order the page object has.
- */
+/** Writes the UTF-8 of `JSON.stringify(page)` from the bytes its items were decoded from (`ends` in `bytes`). */
 function writePageJson(sink: JsonSink, page: Page<Item>, bytes: Uint8Array, ends: readonly number[]): void {
   sink.text('{"items":[');
   for (let i = 0, start = 0; i < ends.length; start = ends[i++]) {
@@ -160,9 +143,8 @@ function writePageJson(sink: JsonSink, page: Page<Item>, bytes: Uint8Array, ends
 let scratchBuffer = new Uint8Array(0);
 
 /**
- * A read buffer of at least `n` bytes, kept between calls (a call runs to
- * completion before the next starts: the file port is synchronous, and no
- * returned value holds on to the buffer).
+ * A read buffer of at least `n` bytes, kept between calls: the port is
+ * synchronous, so a call ends before the next starts, and no result holds on to it.
  */
 function scratch(n: number): Uint8Array {
   if (scratchBuffer.length < n) {
@@ -171,7 +153,6 @@ function scratch(n: number): Uint8Array {
   return scratchBuffer.subarray(0, n);
 }
 
-/** Validates a whole file as UTF-8, `buffer` at a time. */
 function isUtf8File(handle: FileHandle, size: number, buffer: Uint8Array): boolean {
   const utf8 = new Utf8Stream();
   for (let at = 0, n = 1; at < size && n > 0 && !utf8.failed; at += n) {
@@ -182,13 +163,10 @@ function isUtf8File(handle: FileHandle, size: number, buffer: Uint8Array): boole
 }
 
 /**
- * The item ends (offsets into `bytes`) of the longest page that fits: whole
- * chunks while they fit, then one shortened chunk for the room that is
- * left, at most `maxItems` items. `bytes` are the valid UTF-8 read at
- * `offset` of a `size`-byte file; a page that ends before the file does
- * carries a cursor of `cursorLength` characters.
- *
- * @throws {ToolError} when not even one character fits.
+ * The item ends (offsets into `bytes`, the valid UTF-8 read at `offset`) of
+ * the longest page that fits: whole chunks, then one shortened for the room
+ * left, at most `maxItems`. A page that ends before the file carries a cursor
+ * of `cursorLength` characters. Throws when not one character fits.
  */
 function fitItems(
   ctx: ToolContext,
@@ -216,7 +194,7 @@ function fitItems(
   return ends;
 }
 
-/** Adds up item costs along `bytes` and returns the item ends of the longest page within `budget`. */
+/** The item ends of the longest page whose items cost at most `budget`. */
 function fitChunks(bytes: Uint8Array, offset: number, maxItems: number, chunkBytes: number, budget: number) {
   const ends: number[] = [];
   let used = 0;

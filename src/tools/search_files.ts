@@ -1,9 +1,7 @@
 /**
  * `search_files`: served file paths containing a literal substring, by path,
- * bytewise. Content-blind: no file is opened.
- *
- * Cursor state: the set of served paths of the whole root. content_hash
- * framing: one line `<path>\n` per item.
+ * bytewise. Content-blind: no file is opened. Cursor state: the served paths
+ * of the whole root. content_hash framing: one line `<path>\n` per item.
  *
  * @module
  */
@@ -11,8 +9,7 @@ import * as z from "zod";
 import { assertState } from "../cursor.ts";
 import { Digest } from "../hashing.ts";
 import { fitPage, pageSchema } from "../page.ts";
-import { checkQuery } from "./query.ts";
-import { argumentsSchema, pageCap, pagingArgs, queryArg, READ_ONLY, type Tool } from "./tool.ts";
+import { argumentsSchema, checkQuery, pageCap, pagingArgs, queryArg, READ_ONLY, type Tool } from "./tool.ts";
 
 const item = z.object({ path: z.string().describe("Relative to the root.") });
 
@@ -39,8 +36,6 @@ export const searchFiles: Tool<typeof inputSchema, ReturnType<typeof pageSchema<
     const after = claims?.position;
     const cap = pageCap(ctx, limit);
 
-    // Every directory is revalidated for the state digest (the whole root's served paths); only the
-    // part after the cursor's position is scanned, and only until the page is full.
     const found = ctx.root.find(query, after, cap);
     if (claims) assertState(claims, found.state);
     const candidates = found.paths.map((path) => ({ path }));

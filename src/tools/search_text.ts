@@ -1,12 +1,9 @@
 /**
  * `search_text`: lines of served files that contain a literal query, in file
- * order then line order (the scan itself is `search/scan.ts`). A call scans
- * at most `searchScanBytes`, so a page may hold no items and still carry a
- * progress cursor.
- *
- * Cursor state: the set of paths in scope, and the identity of every file
- * up to the cursor's position. content_hash framing: one line
- * `<path>\t<line>\t<text>\n` per item.
+ * then line order (the scan is `search/scan.ts`). A call scans at most
+ * `searchScanBytes`, so a page may hold no items and still carry a cursor.
+ * Cursor state: the paths in scope, and the identity of every file up to the
+ * position. content_hash framing: one line `<path>\t<line>\t<text>\n` per item.
  *
  * @module
  */
@@ -21,8 +18,7 @@ import { IdentityRecords } from "../identity.ts";
 import { fitPage, type Page, pageSchema } from "../page.ts";
 import type { Root } from "../root.ts";
 import { identityOf, type Match, type Position, Scan } from "../search/scan.ts";
-import { checkQuery } from "./query.ts";
-import { argumentsSchema, pageCap, pagingArgs, queryArg, READ_ONLY, type Tool } from "./tool.ts";
+import { argumentsSchema, checkQuery, pageCap, pagingArgs, queryArg, READ_ONLY, type Tool } from "./tool.ts";
 
 const item = z.object({
   path: z.string(),
@@ -60,7 +56,6 @@ export const searchText: Tool<typeof inputSchema, ReturnType<typeof pageSchema<t
 
     const paths = new Digest().text(files.length === 0 ? "" : `${files.join("\n")}\n`).hex();
     const identities = new IdentityRecords(files.length); // of every file up to the position
-    // A cursor's state: the scope's paths, and the identities of the files up to its own.
     const stateAt = (f: string) => {
       let through = 0;
       while (through < identities.count && compareBytewise(files[through], f) <= 0) through++;
@@ -116,11 +111,10 @@ export const searchText: Tool<typeof inputSchema, ReturnType<typeof pageSchema<t
 
 /** The served files a scope names: one file, or every file below a directory. */
 function scopeFiles(root: Root, scope: string): string[] {
-  // Decided from the name first: an excluded or unreachable scope is never touched.
-  const may = scope === "" ? { file: false, directory: true } : admit(root, scope, "either");
+  const may = admit(root, scope, "either"); // from the name first: an unserved scope is never touched
   let files: string[] = [];
   try {
-    if (scope !== "") checkParents(root, scope);
+    checkParents(root, scope);
     if (may.file && root.lstat(scope)?.kind === "file") return [scope];
     if (may.directory) files = [...root.files(scope)];
   } catch (error) {

@@ -1,39 +1,30 @@
 /**
- * What every tool module exports, and the argument schemas the read tools
- * share.
+ * What every tool module exports, and the arguments the read tools share.
  *
  * @module
  */
 import * as z from "zod";
+import { utf8Length } from "../bytes.ts";
 import type { CursorCodec } from "../cursor.ts";
-import { quoteArgument } from "../quote.ts";
+import { quoteArgument, refuseArgument } from "../quote.ts";
 import type { JsonWriter } from "../page.ts";
 import type { Envelope } from "../result_line.ts";
 import type { Root } from "../root.ts";
 
-/** What a tool handler gets besides its arguments. */
+/** What a tool handler gets besides its arguments; `signal` aborts when the client cancels the call. */
 export interface ToolContext extends Envelope {
-  /** The opened root. */
   readonly root: Root;
-  /** This process's cursor codec. */
   readonly cursors: CursorCodec;
-  /** Aborted when the client cancels the call. */
   readonly signal: AbortSignal;
 }
 
 /** MCP tool annotations. */
-export interface Annotations {
-  readonly readOnlyHint: boolean;
-  readonly destructiveHint: boolean;
-  readonly idempotentHint: boolean;
-  readonly openWorldHint: boolean;
-}
+export type Annotations = Readonly<
+  Record<"readOnlyHint" | "destructiveHint" | "idempotentHint" | "openWorldHint", boolean>
+>;
 
 /** What a handler returns: its result, and optionally a writer of the result's JSON as bytes. */
-export interface Reply<T> {
-  readonly value: T;
-  readonly writeJson?: JsonWriter;
-}
+export type Reply<T> = { readonly value: T; readonly writeJson?: JsonWriter };
 
 /** A tool: its MCP metadata, schemas, and handler. */
 export interface Tool<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
@@ -56,9 +47,9 @@ export const READ_ONLY: Annotations = Object.freeze({
 
 /**
  * The schema of a tool's arguments: exactly the keys of `shape`. An unknown
- * key is named quoted, as every refused argument is: zod's own message prints
- * it raw, and the SDK copies that message into the error text, where a key
- * holding a line break would break the line.
+ * key is named quoted, as every refused argument is: zod prints it raw into
+ * the message the SDK copies into the error text, where a line break in a
+ * key would break the line.
  */
 export function argumentsSchema<S extends z.ZodRawShape>(shape: S) {
   return z.strictObject(shape, {
@@ -77,8 +68,16 @@ export const pagingArgs = {
   limit: z.int().min(1).optional().describe("Most items on this page."),
 };
 
-/** A `query`: non-empty, one line. Its byte cap is a limit, checked by `checkQuery`. */
+/** A `query`: non-empty, one line; its byte cap is a limit, checked by `checkQuery`. */
 export const queryArg = z.string().min(1).describe("Literal text to look for (one line, case-sensitive).");
+
+/** Refuses a query that is empty, spans lines, or exceeds the byte cap, naming it. */
+export function checkQuery(root: Root, query: string): void {
+  if (query === "") throw refuseArgument("query must not be empty", query);
+  if (/[\r\n]/.test(query)) throw refuseArgument("query must be one line", query);
+  const max = root.limits.maxQueryBytes;
+  if (utf8Length(query) > max) throw refuseArgument(`query is longer than ${max} bytes`, query);
+}
 
 /** The page item cap for a call. */
 export function pageCap(ctx: ToolContext, limit: number | undefined): number {

@@ -1,9 +1,9 @@
 /**
- * `write_text_file`: replaces (or creates) one file directly in the root,
- * atomically. The bytes go to a temporary file created exclusively in the
+ * `write_text_file`: creates or replaces one file directly in the root,
+ * atomically: the bytes go to a temporary file created exclusively in the
  * root, are flushed, and are renamed over the target, so no reader, crash or
- * hard link ever sees a half-written file. The result's `content_hash` is
- * the digest of the bytes written: a following single-page read matches it.
+ * hard link sees a half-written file. Its `content_hash` is the one a
+ * following single-page read reports.
  *
  * @module
  */
@@ -16,10 +16,9 @@ import { Digest } from "../hashing.ts";
 import { type FileHandle, FsError } from "../ports/fs_port.ts";
 import { refuseArgument } from "../quote.ts";
 import { isTempName, tempName } from "../temp_names.ts";
-import { argumentsSchema, type Tool } from "./tool.ts";
+import { argumentsSchema, READ_ONLY, type Tool } from "./tool.ts";
 
-/** What a write target must look like: one lowercase basename. */
-export const WRITE_NAME = /^[a-z0-9._-]{1,255}$/;
+const WRITE_NAME = /^[a-z0-9._-]{1,255}$/;
 
 /** The exact refusal when no include pattern reaches the root level. */
 export const NO_ROOT_LEVEL_INCLUDE = "no --include pattern of this root matches a file in the root itself";
@@ -44,12 +43,7 @@ export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
     "gives the byte count and the content_hash a following read_text_file will report.",
   inputSchema,
   outputSchema,
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: { ...READ_ONLY, readOnlyHint: false, destructiveHint: true },
   run({ path, content }, { root }) {
     if (!root.selector.reachesRootLevel) throw new ToolError(NO_ROOT_LEVEL_INCLUDE);
     if (!WRITE_NAME.test(path) || path === "." || path === "..") {

@@ -1,21 +1,8 @@
 /**
  * ptc-fs-mcp: a small, exact filesystem MCP server (protocol 2026-07-28)
  * that reads and writes files under one confined root. This is the library
- * entry of the npm package, for Node; `mod.ts` is the same API on Deno's
- * filesystem port (JSR).
- *
- * `openRoot` validates a configuration and pins the root; `createServer`
- * builds the same `McpServer` the binary serves, for any transport. The path
- * contract (`normalizeRelative`, `compileGlob`, `createSelector`) and the
- * `FsPort` seam are exported so a host can reuse them.
- *
- * @example Serving a root in-process
- * ```ts ignore
- * import { createServer, openRoot } from "ptc-fs-mcp";
- * const root = openRoot({ root: "./workspace", include: ["**"], exclude: ["*.secret"] });
- * const server = createServer(root);
- * await server.connect(myTransport);
- * ```
+ * entry of the npm package: the API of `mod.ts` (see its example), on Node's
+ * filesystem port. `examples/embed.mjs` runs it on Node.
  *
  * @module
  */

@@ -1,20 +1,37 @@
 /**
  * ptc-fs-mcp: a small, exact filesystem MCP server (protocol 2026-07-28)
  * that reads and writes files under one confined root. This is the library
- * entry for Deno (JSR); the npm package's is `mod.node.ts`, the same API on
- * Node's filesystem port.
+ * entry for Deno (JSR); `mod.node.ts` is the same API on Node's port (npm).
  *
  * `openRoot` validates a configuration and pins the root; `createServer`
- * builds the same `McpServer` the binary serves, for any transport. The path
+ * builds the `McpServer` the binary serves, for any transport. The path
  * contract (`normalizeRelative`, `compileGlob`, `createSelector`) and the
  * `FsPort` seam are exported so a host can reuse them.
  *
- * @example Serving a root in-process
- * ```ts ignore
+ * @example Writing and reading a file in-process
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Client } from "@modelcontextprotocol/client";
+ * import { InMemoryTransport } from "@modelcontextprotocol/server";
  * import { createServer, openRoot } from "@ptcrunner/fs-mcp";
- * const root = openRoot({ root: "./workspace", include: ["**"], exclude: ["*.secret"] });
- * const server = createServer(root);
- * await server.connect(myTransport);
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const server = createServer(openRoot({ root: dir, include: ["**"], exclude: ["*.secret"] }));
+ * const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+ * await server.connect(serverSide);
+ * const client = new Client({ name: "example", version: "1.0.0" }, {
+ *   versionNegotiation: { mode: { pin: "2026-07-28" } },
+ * });
+ * await client.connect(clientSide);
+ * const call = async (name: string, args: Record<string, unknown>) =>
+ *   (await client.callTool({ name, arguments: args })).structuredContent as Record<string, unknown>;
+ * const written = await call("write_text_file", { path: "notes.md", content: "# Notes\n" });
+ * const read = await call("read_text_file", { path: "notes.md" });
+ * assert.deepEqual(read.items, [{ byte_offset: 0, text: "# Notes\n" }]);
+ * assert.equal(read.content_hash, written.content_hash);
+ * await client.close();
+ * await server.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  *
  * @module

@@ -1,14 +1,10 @@
 /**
- * A configuration the server cannot start with: a missing root, an invalid
- * glob or limit, a port that cannot keep the contract on this platform. The
- * message is one short line fit for stderr.
+ * A configuration the server cannot start with (a missing root, an invalid
+ * glob or limit, a port that cannot keep the contract here). The message is
+ * one line, fit for stderr.
  */
 export class ConfigError extends Error {
-  /**
-   * The `openRoot` option at fault, in the library's words (`root`,
-   * `limits.maxFileBytes`), when the error is about one option. The message
-   * then starts with it, so a command line can name its flag instead.
-   */
+  /** The `openRoot` option at fault (`root`, `limits.maxFileBytes`), so a command line can name its flag. */
   readonly option: string | undefined;
   /** What is wrong: the message without the option's name. */
   readonly problem: string;
@@ -16,8 +12,7 @@ export class ConfigError extends Error {
   /**
    * Makes a configuration error.
    *
-   * @param problem One short line. With `option`, the rest of a sentence
-   *   that starts with the option's name (`must be at most 10`).
+   * @param problem One line; with `option`, the rest of a sentence that starts with its name.
    * @param option The option at fault, if the error is about one.
    */
   constructor(problem: string, option?: string) {
@@ -28,16 +23,9 @@ export class ConfigError extends Error {
   }
 }
 
-/**
- * A tool call that fails. Its message becomes the `isError` result text, so
- * it is one short actionable line with no stack, errno or host path.
- */
+/** A failed tool call. Its message is the `isError` text: one actionable line, no stack, errno or host path. */
 export class ToolError extends Error {
-  /**
-   * Makes a tool failure.
-   *
-   * @param message One short line, without a host path.
-   */
+  /** Makes a tool failure from one short line, without a host path. */
   constructor(message: string) {
     super(message);
     this.name = "ToolError";

@@ -1,9 +1,8 @@
 /**
- * `openRoot`: validates a configuration and pins the root directory, once,
- * at start, by its real path and by its identity (device and inode). The
- * `Root` it returns holds the filesystem port and the inventory privately,
- * and gives the tools the few verbs they need, on paths relative to the
- * root: every call checks the pin first (`checkPin`).
+ * `openRoot` validates a configuration and pins the root at start by its
+ * real path and identity (device and inode). The `Root` gives the tools the
+ * few verbs they need on paths relative to the root; every call checks the
+ * pin first (`checkPin`).
  *
  * @module
  */
@@ -13,8 +12,8 @@ import { type Limits, resolveLimits } from "./limits.ts";
 import { createSelector, type Selector } from "./selector.ts";
 import type { DirectoryHold, FileHandle, FileInfo, FsPort } from "./ports/fs_port.ts";
 import { FsError } from "./ports/fs_port.ts";
-import { type Found, Inventory, type ServedEntries } from "./inventory.ts";
-import { type SearchMethod, searchMethodFor } from "./search/find_bytes.ts";
+import { type Found, Inventory } from "./inventory.ts";
+import type { ServedEntries } from "./listing.ts";
 
 /** What `openRoot` accepts. */
 export interface RootOptions {
@@ -30,7 +29,7 @@ export interface RootOptions {
   fs?: FsPort;
 }
 
-/** Closes a root's directory descriptor once nothing uses the root any more (a host may open many). */
+// Closes a root's directory descriptor once nothing uses the root any more (a host may open many).
 const released = new FinalizationRegistry<DirectoryHold>((hold) => hold.close());
 
 /** An opened, pinned root. Open one with `openRoot`; hand it to `createServer`. */
@@ -47,8 +46,6 @@ export class Root {
   readonly limits: Limits;
   /** The filesystem port. */
   readonly fs: FsPort;
-  /** The substring search `search_text` uses: the one the port's runtime runs fast. */
-  readonly search: SearchMethod;
   readonly #pin: FileInfo;
   readonly #inventory: Inventory;
 
@@ -68,15 +65,12 @@ export class Root {
     this.exclude = Object.freeze([...(options.exclude ?? [])]);
     this.selector = selector;
     this.limits = limits;
-    this.search = searchMethodFor(fs);
     this.#inventory = new Inventory(fs, path, selector, limits.maxDepth);
   }
 
   /**
-   * Refuses the call when the root path no longer names the pinned
-   * directory: renamed, removed, or replaced by another directory or a link.
-   *
-   * @throws {ToolError} the root moved; {FsError} it cannot be looked at.
+   * Throws `ToolError` when the root path no longer names the pinned
+   * directory (renamed, removed, replaced), `FsError` when it cannot be looked at.
    */
   checkPin(): void {
     const now = this.fs.lstat(this.path);
@@ -110,7 +104,10 @@ export class Root {
     this.fs.remove(this.#abs(rel));
   }
 
-  /** The served entries of a directory (see `Inventory.entries`). */
+  /**
+   * The served entries of a directory, or `null` when it is none the selection reaches.
+   * @internal
+   */
   entries(dir: string): ServedEntries | null {
     return this.#inventory.entries(dir);
   }
@@ -120,7 +117,10 @@ export class Root {
     return this.#inventory.hasServed(dir);
   }
 
-  /** A page of served paths containing `query`, after `after` (see `Inventory.find`). */
+  /**
+   * A page of served paths containing `query`, after `after` (see `Inventory.find`).
+   * @internal
+   */
   find(query: string, after: string | undefined, max: number): Found {
     return this.#inventory.find(query, after, max);
   }
@@ -136,17 +136,24 @@ export class Root {
 }
 
 /**
- * Validates the configuration and pins the root by its real path and its
- * identity. The root directory stays open (one descriptor) while the root
- * is in use: a root removed and re-created at its path would otherwise get
- * the very inode number back (ext4 hands it out again at once).
+ * Validates the configuration and pins the root. The root directory stays
+ * open while the root is in use: removed and re-created at its path, it
+ * would otherwise get the very inode number back (ext4 hands it out at once).
+ * Throws `ConfigError` when the port cannot serve here, `include` is empty, a
+ * glob or limit is invalid, or the root is missing, not a directory or not
+ * permitted (the message names its absolute path).
  *
- * @param options The root directory, globs, limits, and the port (`fs`).
- * @returns The opened root.
- * @throws {ConfigError} when the port cannot serve on this platform, no
- *   include glob is given, the root is missing, not a directory or not
- *   permitted (the message names its absolute path), or a glob or limit is
- *   invalid.
+ * @example Opening a root on Deno's port
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { openRoot } from "./root.ts";
+ * import { denoPort } from "./ports/deno.ts";
+ * const dir = Deno.makeTempDirSync();
+ * Deno.writeTextFileSync(`${dir}/a.md`, "# A\n");
+ * const root = openRoot({ root: dir, include: ["*.md"], fs: denoPort });
+ * assert.deepEqual([...root.files("")], ["a.md"]);
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
  */
 export function openRoot(options: RootOptions & { fs: FsPort }): Root {
   const { fs } = options;

@@ -1,8 +1,7 @@
 /**
  * `createServer`: the `McpServer` the binary serves, for any transport. It
- * advertises only `tools` (the list never changes, so no `listChanged`),
- * registers the five tools in a fixed order, and turns every failure into a
- * one-line `isError` result.
+ * advertises only `tools`, registers the five in a fixed order, and turns
+ * every failure into a one-line `isError` result.
  *
  * @module
  */
@@ -41,35 +40,50 @@ const INSTRUCTIONS = "Files under one confined root. Paths are relative to the r
   "{items, next_cursor, content_hash}: follow next_cursor until it is null. write_text_file replaces a " +
   "file directly in the root, atomically.";
 
-/** How long clients may cache `server/discover` and `tools/list`: the answers never change. */
+// How long clients may cache `server/discover` and `tools/list`: the answers never change.
 const CACHE_HINT = { ttlMs: 3_600_000, cacheScope: "private" } as const;
 
 /**
  * Builds the MCP server for an opened root.
  *
  * @example Serving a root over the SDK's in-memory transport
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Client } from "@modelcontextprotocol/client";
+ * import { InMemoryTransport } from "@modelcontextprotocol/server";
  * import { createServer, openRoot } from "../mod.ts";
- * const server = createServer(openRoot({ root: "./workspace", include: ["**"] }));
+ * const dir = Deno.makeTempDirSync();
+ * const server = createServer(openRoot({ root: dir, include: ["**"] }));
+ * const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+ * await server.connect(serverSide);
+ * const client = new Client({ name: "example", version: "1.0.0" }, {
+ *   versionNegotiation: { mode: { pin: "2026-07-28" } },
+ * });
+ * await client.connect(clientSide);
+ * assert.equal((await client.listTools()).tools.length, 5);
+ * await client.close();
+ * await server.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  *
  * @param root The root from `openRoot`.
  * @param identity The `serverInfo` to report; defaults to this package's.
  * @returns A server ready for `connect(transport)`: it then speaks 2026-07-28 only.
  */
-export function createServer(
-  root: Root,
-  identity: ServerIdentity = { name: SERVER_NAME, version: VERSION },
-): McpServer {
+export function createServer(root: Root, identity?: ServerIdentity): McpServer {
   return buildServer(root, identity);
 }
 
 /**
- * `createServer`, recording each result in `lines` when given: the binary
- * hands the same `ResultLines` to its stdio transport, which writes a
- * recorded result from its own bytes (`result_line.ts`).
+ * `createServer`, also recording each result in `lines`: the binary hands the
+ * same `ResultLines` to its stdio transport, which writes a recorded result
+ * from its own bytes.
  */
-export function buildServer(root: Root, identity: ServerIdentity, lines?: ResultLines): McpServer {
+export function buildServer(
+  root: Root,
+  identity: ServerIdentity = { name: SERVER_NAME, version: VERSION },
+  lines?: ResultLines,
+): McpServer {
   const serverInfo = { name: identity.name, version: identity.version };
   const server = new SdkMcpServer(serverInfo, {
     capabilities: { tools: {} },
@@ -112,14 +126,12 @@ export function buildServer(root: Root, identity: ServerIdentity, lines?: Result
 }
 
 /**
- * Makes `connect(transport)` serve this instance the way the binary does, on
- * any transport. A bare SDK `connect` leaves the protocol era open: it has
- * no `server/discover`, and a 2025-era client would be served through
- * `initialize`. So `connect` hands the transport to the SDK's serving entry
- * (`serveStdio` accepts any transport) with `legacy: "reject"`, which binds
- * the instance to 2026-07-28, behind the `VersionGate` that checks every
- * request. The entry then attaches its own channel through the original
- * `connect`. `close` tears the whole connection down.
+ * Makes `connect(transport)` serve as the binary does, on any transport. A
+ * bare SDK `connect` has no `server/discover` and serves a 2025-era client
+ * through `initialize`; so `connect` hands the transport, behind the
+ * `VersionGate`, to the SDK's serving entry (`serveStdio` takes any
+ * transport) with `legacy: "reject"`, which then attaches its own channel
+ * through the original `connect`. `close` tears the whole connection down.
  */
 function servedModernOnly(server: McpServer): McpServer {
   const attach = server.connect.bind(server);
@@ -144,9 +156,8 @@ function servedModernOnly(server: McpServer): McpServer {
 }
 
 /**
- * One short line for a failure: a `ToolError`'s own text, otherwise nothing
- * internal. A text that echoes a path given by the client (`not found: a\nb`)
- * gets its control characters escaped, so it stays one line.
+ * One short line for a failure: a `ToolError`'s text, control characters
+ * escaped (it may echo a client's path, `not found: a\nb`); nothing internal.
  */
 function failureText(error: unknown): string {
   if (error instanceof ToolError) return error.message.replace(CONTROL, escapeControl);

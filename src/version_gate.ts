@@ -1,9 +1,8 @@
 /**
- * The protocol gate. The SDK's stdio entry checks the protocol version of
- * the opening message only; this transport wrapper checks every request, so
- * a request that claims another revision is refused even after a served
- * modern one, and `initialize` is refused whenever it comes. A refused
- * request never reaches the server; the connection stays usable.
+ * The protocol gate. The SDK's stdio entry checks the version of the opening
+ * message only; this transport wrapper checks every request, so another
+ * revision or `initialize` is refused whenever it comes, before it reaches
+ * the server, and the connection stays usable.
  *
  * @module
  */
@@ -28,7 +27,7 @@ export type TransportSendOptions = SdkTransportSendOptions;
 type Refusal = { code: number; message: string; data?: unknown };
 
 /** Why a request must not reach the server, or `null` when it may. */
-export function refusalFor(message: JSONRPCMessage): Refusal | null {
+function refusalFor(message: JSONRPCMessage): Refusal | null {
   if (!("method" in message) || !("id" in message)) return null; // notifications and responses pass
   const params = (message.params ?? {}) as Record<string, unknown>;
   const unsupported = (claim: unknown): Refusal => {
@@ -60,12 +59,11 @@ export function refusalFor(message: JSONRPCMessage): Refusal | null {
 }
 
 /**
- * The `-32022` message. It names both versions because legacy clients and
- * common tools (SDK v1, the MCP Inspector) show the message, not `data`.
- * The requested version is quoted as an argument is when it is not a plain
- * version string, so a strange claim cannot break the line.
+ * The `-32022` message names both versions because legacy clients and tools
+ * (SDK v1, the MCP Inspector) show the message, not `data`; a claim that is
+ * not a plain version string is quoted, so it cannot break the line.
  */
-export function unsupportedVersionMessage(requested: string): string {
+function unsupportedVersionMessage(requested: string): string {
   const shown = /^[\w.-]{1,64}$/.test(requested) ? requested : quoteArgument(requested);
   return `Unsupported protocol version ${shown}: this server speaks only ${PROTOCOL_VERSION}`;
 }
@@ -80,11 +78,7 @@ export class VersionGate implements Transport {
   onmessage?: Transport["onmessage"];
   readonly #inner: Transport;
 
-  /**
-   * Wraps a transport; pass the gate, not `inner`, to the server.
-   *
-   * @param inner The transport to guard.
-   */
+  /** Wraps `inner`; pass the gate, not `inner`, to the server. */
   constructor(inner: Transport) {
     this.#inner = inner;
   }

@@ -1,12 +1,14 @@
 /**
  * The scan behind `search_text`: files read in windows of at most
- * `SCAN_WINDOW_BYTES`, each searched with the port's substring search; a
- * line reported whole (its text cut to `MAX_LINE_TEXT_BYTES` on a character
- * boundary) or skipped whole when its bytes are not UTF-8; a line longer
- * than a window streamed through (`#longLine`), so a call holds one window
- * whatever the input's shape. A call scans at most `searchScanBytes` and
- * yields to the event loop every `YIELD_EVERY_MS` of work, where a
+ * `SCAN_WINDOW_BYTES`, each searched with the port's substring search. A line
+ * is reported whole (its text cut to `MAX_LINE_TEXT_BYTES`) or skipped whole
+ * when not UTF-8; one longer than a window is streamed through, so a call
+ * holds one window whatever the input's shape. A call scans at most
+ * `searchScanBytes`, and yields every `YIELD_EVERY_MS` of work, where a
  * cancellation or a moved root ends it.
+ *
+ * One class over about 300 lines: the window loop, the long-line stream and
+ * the budgets share the same position, buffer and counters.
  *
  * @module
  */
@@ -19,31 +21,25 @@ import { itemCost } from "../result_line.ts";
 import type { FileHandle, FileInfo } from "../ports/fs_port.ts";
 import { FsError } from "../ports/fs_port.ts";
 import type { Root } from "../root.ts";
-import type { WindowSearch } from "./find_bytes.ts";
+import { searchMethodFor, type WindowSearch } from "./find_bytes.ts";
 
-/** Longest `text` of a reported line, in UTF-8 bytes. */
-export const MAX_LINE_TEXT_BYTES = 1_024;
+const MAX_LINE_TEXT_BYTES = 1_024;
 
 /**
- * Largest window read from a file at once; a longer line is streamed
- * through, never given a larger window. 1 MiB rather than 8: as fast on a
- * 170 MiB file (measured on both runtimes), a third of the memory for three
- * concurrent calls, and a fresh window buffer (the first touch of its pages
- * cost 27 ms per 8 MiB on the development machine) no longer holds the event
- * loop past the 10 ms between yields.
+ * 1 MiB rather than 8: as fast on a 170 MiB file (both runtimes), a third of
+ * the memory for three concurrent calls, and a fresh buffer (first touch of
+ * its pages: 27 ms per 8 MiB on the development machine) no longer holds the
+ * event loop past the 10 ms between yields.
  */
-export const SCAN_WINDOW_BYTES = 1024 * 1024;
+const SCAN_WINDOW_BYTES = 1024 * 1024;
 
-/** Smallest buffer allocated for a window, so a run of small files does not regrow it each time. */
-const MIN_BUFFER_BYTES = 64 * 1024;
+const MIN_BUFFER_BYTES = 64 * 1024; // so a run of small files does not regrow the buffer each time
 
 /**
- * Milliseconds of scanning between two yields to the event loop (where a
- * cancellation can arrive), checked before each file and each window. A call
- * needs many chances: with a yield per 16 MiB, a cancellation of a 32 MiB
- * scan was missed about one time in three. A yield costs a timer tick (1 ms
- * or more), so yielding by time rather than by bytes scanned keeps that cost
- * a small share of any scan, fast or slow.
+ * Checked before each file and window. With a yield per 16 MiB instead, a
+ * cancellation of a 32 MiB scan was missed one time in three; a yield costs a
+ * timer tick (1 ms or more), so yielding by time keeps it a small share of
+ * any scan, fast or slow.
  */
 const YIELD_EVERY_MS = 10;
 
@@ -51,18 +47,10 @@ const NEWLINE = 0x0a;
 const CR = 0x0d;
 
 /** A matching line: the item of a `search_text` page. */
-export interface Match {
-  path: string;
-  line: number;
-  text: string;
-}
+export type Match = { path: string; line: number; text: string };
 
 /** Where a search continues: file `f`, at byte `o` (a line start), which is line `l`. */
-export interface Position {
-  f: string;
-  o: number;
-  l: number;
-}
+export type Position = { f: string; o: number; l: number };
 
 /** The identity of a scope's file now, `null` when it is gone or cannot be looked at. */
 export function identityOf(root: Root, rel: string): FileInfo | null {
@@ -74,11 +62,8 @@ export function identityOf(root: Root, rel: string): FileInfo | null {
   }
 }
 
-/**
- * The window buffer a finished call leaves for the next one, so that a process
- * keeps one buffer instead of allocating one per call (a call in progress
- * takes it; a concurrent call allocates its own).
- */
+// The window buffer a finished call leaves for the next, so a process keeps one rather than
+// allocating one per call (a call in progress takes it; a concurrent call allocates its own).
 let spareBuffer: Buffer | null = null;
 
 /** One call's scan: the items found, the position after each, and the budgets. */
@@ -93,23 +78,15 @@ export class Scan {
   #room: number;
   #scanned = 0;
   #yieldedAt = performance.now(); // when the call last yielded (or started)
-  /** Most bytes one window holds; a longer line is streamed through, never given a larger window. */
   readonly #windowBytes: number;
-  /** Holds the window; allocated on demand, only as large as the files need. */
-  #buffer: Buffer | null = null;
+  #buffer: Buffer | null = null; // allocated on demand, only as large as the files need
 
-  /**
-   * @param root The root; its limits bound the scan, its `search` finds the needle.
-   * @param needle The query's bytes.
-   * @param maxItems Most matches on the page.
-   * @param room Bytes the page's items may take in the result line.
-   * @param signal Aborted when the client cancels the call.
-   */
+  /** @param room Bytes the page's items may take in the result line. */
   constructor(root: Root, needle: Buffer, maxItems: number, room: number, signal: AbortSignal) {
     this.#root = root;
     this.#signal = signal;
     this.#needle = needle;
-    this.#search = root.search(needle);
+    this.#search = searchMethodFor(root.fs)(needle);
     this.#maxItems = maxItems;
     this.#room = room;
     this.#windowBytes = Math.max(4_096, Math.min(SCAN_WINDOW_BYTES, root.limits.searchScanBytes));
@@ -182,17 +159,12 @@ export class Scan {
   }
 
   /**
-   * Streams through one line longer than a window, a window at a time, so a
-   * call's memory stays at one window whatever the line's length, and it
-   * yields and honours cancellation inside the line. Kept meanwhile: the
-   * line's first bytes (its reported text), whether it matched (a match may
-   * straddle two windows: the last `needle - 1` bytes are kept too), and the
-   * UTF-8 validation state (a character cut by a window edge waits for the
-   * next). `window` holds the line's first window, from `start`.
-   *
-   * Returns where the next line starts (`null` at end of file), with its
-   * first `carry` bytes already at the start of the buffer, or where the
-   * call must stop.
+   * Streams through a line longer than a window (`window`: its first, from
+   * `start`), yielding and honouring cancellation inside it. Kept meanwhile:
+   * the line's first bytes (its text), whether it matched (the last
+   * `needle - 1` bytes too: a match may straddle two windows) and the UTF-8
+   * state. Returns where the next line starts (`null`: end of file), its
+   * first `carry` bytes already at the buffer's start, or where to stop.
    */
   async #longLine(
     handle: FileHandle,
@@ -256,9 +228,8 @@ export class Scan {
   }
 
   /**
-   * A buffer of at least `bytes` (the next window), whose first `carry` bytes
-   * are the current window's: the buffer this call holds, the spare one, or
-   * a new one rounded up to a power of two (within the window size).
+   * A buffer of at least `bytes` whose first `carry` bytes are the current
+   * window's: this call's, the spare one, or a new one of a power of two.
    */
   #bufferFor(bytes: number, carry: number): Buffer {
     if (this.#buffer === null && spareBuffer !== null) {
@@ -306,10 +277,7 @@ export class Scan {
     return { stop: null, lastLineStart, lineAt };
   }
 
-  /**
-   * Takes a found line, to be followed by `next`; returns `here` (the line's
-   * own position) instead when the page is full, for the next call.
-   */
+  /** Takes a found line, to be followed by `next`; on a full page returns `here`, its own position, instead. */
   #offer(found: Match, next: Position, here: Position): Position | null {
     const cost = itemCost(found);
     // A first item that does not fit is taken anyway: fitPage reports it.
@@ -320,11 +288,7 @@ export class Scan {
     return null;
   }
 
-  /**
-   * Lets the event loop run (so a cancellation can arrive) once the call has
-   * run `YIELD_EVERY_MS` since the last time — across files, so a corpus of
-   * small files yields too — and honours a cancellation.
-   */
+  /** Yields once the call ran `YIELD_EVERY_MS` (across files too), and honours a cancellation. */
   async #checkpoint(): Promise<void> {
     if (performance.now() - this.#yieldedAt >= YIELD_EVERY_MS) {
       // A timer alone can resume the scan before stdin is polled again (and a cancellation
@@ -338,8 +302,7 @@ export class Scan {
   }
 }
 
-// The typed-array built-ins, for single bytes: on every runtime a direct engine call, where a
-// `Buffer` method may go through a binding or a polyfill first.
+// For single bytes: an engine built-in on every runtime, where `Buffer` may add a layer first.
 const indexOf = Uint8Array.prototype.indexOf;
 const lastIndexOf = Uint8Array.prototype.lastIndexOf;
 

@@ -1,7 +1,6 @@
 /**
- * Everything the library exports except `openRoot`, which each entry binds
- * to its runtime's filesystem port: `mod.ts` (Deno, JSR) and `mod.node.ts`
- * (Node, the npm package). The core itself never picks a port.
+ * Everything the library exports but `openRoot`, which each entry binds to
+ * its runtime's port: `mod.ts` (Deno, JSR), `mod.node.ts` (Node, npm).
  *
  * @module
  */

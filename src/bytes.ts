@@ -1,45 +1,37 @@
 /**
- * Small byte and string helpers shared by the tools: UTF-8 lengths, bytewise
- * ordering, character-boundary cuts.
+ * UTF-8 helpers shared by the tools: byte lengths, bytewise order, cuts on
+ * character boundaries, validation.
  *
  * @module
  */
-
 import { isUtf8 } from "node:buffer";
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /** Encodes a string as UTF-8. */
 export function utf8(text: string): Uint8Array {
   return encoder.encode(text);
 }
 
-/**
- * The UTF-8 byte length of a string, without allocating: what `TextEncoder`
- * writes, so a lone surrogate counts as the 3 bytes of U+FFFD.
- */
+/** The UTF-8 length of a string without encoding it; a lone surrogate counts as U+FFFD (3 bytes). */
 export function utf8Length(text: string): number {
   let bytes = text.length;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c < 0x80) continue;
     if (c < 0x800) bytes += 1;
-    else if (c <= 0xdbff && c >= 0xd800 && isLowSurrogate(text.charCodeAt(i + 1))) {
+    else if (c >= 0xd800 && c <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
       i++, bytes += 2; // a pair: 4 bytes for 2 units
     } else bytes += 2;
   }
   return bytes;
 }
 
-function isLowSurrogate(c: number): boolean {
-  return c >= 0xdc00 && c <= 0xdfff;
-}
-
 /** Moves a code unit so that UTF-16 order becomes code point (= UTF-8 byte) order. */
 function rank(c: number): number {
   if (c >= 0xd800 && c <= 0xdfff) return c + 0x2000;
-  if (c >= 0xe000) return c - 0x800;
-  return c;
+  return c >= 0xe000 ? c - 0x800 : c;
 }
 
 /** Compares two strings by their UTF-8 bytes (JavaScript's `<` compares UTF-16 units). */
@@ -57,55 +49,43 @@ export function compareBytewise(a: string, b: string): number {
 export function charBoundary(bytes: Uint8Array, end: number): number {
   if (end >= bytes.length) return bytes.length;
   let cut = end;
-  // Step back over continuation bytes (10xxxxxx), at most three.
-  while (cut > 0 && end - cut < 3 && (bytes[cut] & 0xc0) === 0x80) cut--;
+  while (cut > 0 && end - cut < 3 && (bytes[cut] & 0xc0) === 0x80) cut--; // back over continuation bytes
   return (bytes[cut] & 0xc0) === 0x80 ? end : cut;
 }
 
-const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
-
 /**
- * Decodes UTF-8, or returns `null` when the bytes are not valid UTF-8. It
- * validates first instead of catching a fatal decoder's exception: a thrown
- * error costs tens of microseconds, which made a search over many invalid
- * lines take minutes (and delay cancellation as long).
+ * Decodes UTF-8, or `null` when it is not. It validates rather than catch a
+ * fatal decoder's throw: a throw costs tens of microseconds, which made a
+ * search over many invalid lines take minutes (and delayed cancellation).
  */
 export function decodeStrict(bytes: Uint8Array): string | null {
   return isUtf8(bytes) ? decoder.decode(bytes) : null;
 }
 
-/**
- * Decodes bytes already known to be valid UTF-8 (checked with `isUtf8`):
- * one pass, no second validation. A byte-order mark is kept as text.
- */
+/** Decodes bytes already known to be UTF-8, in one pass; a byte-order mark is kept as text. */
 export function decodeValid(bytes: Uint8Array): string {
   return decoder.decode(bytes);
 }
 
-/**
- * The end of the last complete UTF-8 character within the first `n` bytes:
- * `n`, or the start of a character that `n` cuts in two. Bytes that are
- * not UTF-8 at all give `n` (validation refuses them later).
- */
-export function completeEnd(bytes: Uint8Array, n: number): number {
-  for (let i = n - 1; i >= 0 && i >= n - 4; i--) {
-    const b = bytes[i];
-    if ((b & 0xc0) === 0x80) continue;
-    const length = b < 0x80 ? 1 : b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2;
-    return i + length <= n ? n : i;
-  }
-  return n;
-}
-
-/** How many bytes the UTF-8 character starting with `lead` claims (as `completeEnd` reads it). */
+/** How many bytes the UTF-8 character starting with `lead` claims. */
 function claimedLength(lead: number): number {
   return lead < 0x80 ? 1 : lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
 }
 
 /**
- * Validates UTF-8 that arrives in pieces, keeping nothing but a character
- * cut by a piece's end (at most 3 bytes) until the next piece completes it.
+ * The end of the last complete character within the first `n` bytes: `n`,
+ * or the start of a character that `n` cuts in two. Bytes that are not
+ * UTF-8 give `n` (validation refuses them later).
  */
+export function completeEnd(bytes: Uint8Array, n: number): number {
+  for (let i = n - 1; i >= 0 && i >= n - 4; i--) {
+    if ((bytes[i] & 0xc0) === 0x80) continue;
+    return i + claimedLength(bytes[i]) <= n ? n : i;
+  }
+  return n;
+}
+
+/** Validates UTF-8 that arrives in pieces, keeping only a character cut by a piece's end (at most 3 bytes). */
 export class Utf8Stream {
   readonly #pending = new Uint8Array(4);
   #pendingLength = 0;

@@ -1,11 +1,9 @@
 /**
- * Signed cursors. A cursor is `<payload>.<mac>`: the payload is base64url
- * JSON naming the tool, a digest of the arguments that define the traversal
- * (never `limit`), a digest of the state the traversal depends on, and a
- * position; the mac is HMAC-SHA-256 over the payload *string* under a key
- * made once per process. Verification recomputes the mac string and compares
- * it whole, so any edit — even a change to the unused low bits of the last
- * base64 character — is refused.
+ * Signed cursors: `<payload>.<mac>`, the payload base64url JSON of the tool,
+ * a digest of the traversal's arguments (never `limit`), the digest of the
+ * state it depends on, and a position; the mac HMAC-SHA-256 over the payload
+ * *string* under a per-process key. The mac string is compared whole, so any
+ * edit, even to the unused low bits of the last base64 character, is refused.
  *
  * @module
  */
@@ -17,20 +15,10 @@ import { Digest } from "./hashing.ts";
 /** Longest cursor string accepted before any decoding. */
 export const MAX_CURSOR_LENGTH = 8_192;
 
-/** What a cursor carries once verified. */
-export interface CursorClaims<P> {
-  /** Digest of the bound state when the cursor was issued. */
-  readonly state: string;
-  /** Where the traversal continues. */
-  readonly position: P;
-}
+/** A verified cursor: the digest of the state it was issued under, and where the traversal continues. */
+export type CursorClaims<P> = { readonly state: string; readonly position: P };
 
-interface Payload<P> {
-  t: string;
-  a: string;
-  s: string;
-  p: P;
-}
+type Payload<P> = { t: string; a: string; s: string; p: P };
 
 /** Issues and verifies the cursors of one process. */
 export class CursorCodec {
@@ -52,11 +40,7 @@ export class CursorCodec {
     return `${encoded}.${this.#mac(encoded)}`;
   }
 
-  /**
-   * Verifies a cursor for `tool` and `args`.
-   *
-   * @throws {ToolError} `cursor is not valid` unless it was issued exactly so.
-   */
+  /** Verifies a cursor for `tool` and `args`; throws `cursor is not valid` unless it was issued exactly so. */
   open<P>(cursor: string, tool: string, args: unknown): CursorClaims<P> {
     const invalid = () => new ToolError(INVALID_CURSOR_MESSAGE);
     if (cursor.length > MAX_CURSOR_LENGTH) throw invalid();

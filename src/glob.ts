@@ -9,11 +9,8 @@
  */
 import { ConfigError } from "./errors.ts";
 
-/** A validated glob, split into segments. */
-export type GlobSegments = readonly string[];
-
 /** Splits and validates a pattern, throwing `ConfigError` on a bad one. */
-export function parseGlob(pattern: string): GlobSegments {
+export function parseGlob(pattern: string): readonly string[] {
   const bad = (why: string) => new ConfigError(`invalid glob "${pattern}": ${why}`);
   if (typeof pattern !== "string" || pattern === "") throw bad("it is empty");
   if (pattern.includes("\0")) throw bad("it contains a NUL byte");
@@ -40,9 +37,11 @@ export function segmentSource(segment: string): string {
  *
  * @example Matching paths
  * ```ts
+ * import assert from "node:assert/strict";
  * import { compileGlob } from "./glob.ts";
- * compileGlob("lib/**").test("lib/deep/a.ts"); // true
- * compileGlob("*.md").test("docs/a.md"); // false
+ * assert.equal(compileGlob("lib/**").test("lib/deep/a.ts"), true);
+ * assert.equal(compileGlob("lib/**").test("lib"), false);
+ * assert.equal(compileGlob("*.md").test("docs/a.md"), false);
  * ```
  *
  * @param pattern A glob of the grammar above.

@@ -1,15 +1,6 @@
-/**
- * SHA-256 helpers. `content_hash` is `"sha256:"` + hex over the bytes a call
- * returned; state digests bind cursors to what a traversal depends on.
- *
- * @module
- */
 import { createHash, type Hash } from "node:crypto";
 
-/** The `content_hash` prefix. */
-export const HASH_PREFIX = "sha256:";
-
-/** An incremental SHA-256 over strings (UTF-8) and bytes. */
+/** An incremental SHA-256 over strings (UTF-8) and bytes: `content_hash`es and the state digests cursors bind. */
 export class Digest {
   readonly #hash: Hash = createHash("sha256");
 
@@ -30,8 +21,8 @@ export class Digest {
     return this.#hash.digest("hex");
   }
 
-  /** The digest as a `content_hash`. */
+  /** The digest as a `content_hash`: `sha256:<hex>`. */
   contentHash(): string {
-    return HASH_PREFIX + this.hex();
+    return "sha256:" + this.hex();
   }
 }

@@ -1,8 +1,7 @@
 /**
- * File identity: size, mtime, ctime, inode and device (SPEC section 6). A
- * cursor binds it (one file for `read_text_file`, every file up to the
- * position for `search_text`), and a cached directory listing is kept only
- * while its directory's identity holds.
+ * File identity: kind, size, mtime, ctime, inode and device. Cursors bind it
+ * (one file for `read_text_file`, every file up to the position for
+ * `search_text`); a cached listing lives while its directory's holds.
  *
  * @module
  */
@@ -17,23 +16,22 @@ export function sameIdentity(a: FileInfo | null, b: FileInfo | null): boolean {
 }
 
 /**
- * Whether the bytes behind an open descriptor are unchanged: its identity
- * without ctime, which also moves when another file is renamed over the
- * path, leaving the bytes read through this descriptor whole.
+ * Whether the bytes behind an open descriptor are unchanged: identity without
+ * ctime, which also moves when another file is renamed over the path while
+ * the bytes read through this descriptor stay whole.
  */
 export function sameContent(a: FileInfo, b: FileInfo): boolean {
   return a.ino === b.ino && a.dev === b.dev && a.size === b.size && a.mtimeNs === b.mtimeNs;
 }
 
-/** Bytes of one record: kind, size, mtime, ctime, inode, device. */
-const RECORD_BYTES = 48;
+const RECORD_BYTES = 48; // kind, size, mtime, ctime, inode, device: 8 bytes each
 const KINDS: readonly FileInfo["kind"][] = ["file", "directory", "symlink", "other", "unknown"];
 
 /**
- * The identities of files `0` to `count - 1` (or their absence), as
- * fixed-size records in one buffer, and digests over a prefix of them. A
- * string per file, alive for a whole `search_text` call over a large scope,
- * was most of what that call's garbage collections found still alive.
+ * The identities (or absence) of files `0` to `count - 1` as fixed-size
+ * records in one buffer, and digests over a prefix. A string per file, alive
+ * for a whole `search_text` call over a large scope, was most of what that
+ * call's garbage collections found still alive.
  */
 export class IdentityRecords {
   #bytes: Uint8Array;
@@ -74,7 +72,6 @@ export class IdentityRecords {
   }
 }
 
-/** One record to compare with (used synchronously only). */
 const SCRATCH = new Uint8Array(RECORD_BYTES);
 const SCRATCH_VIEW = new DataView(SCRATCH.buffer);
 

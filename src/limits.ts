@@ -53,7 +53,6 @@ const MINIMUMS: Readonly<Limits> = {
 /** The largest value any limit takes: the largest integer a number holds exactly. */
 export const MAX_LIMIT = Number.MAX_SAFE_INTEGER;
 
-/** What is wrong with `value` as a limit whose minimum is `min`, or undefined when nothing is. */
 function limitProblem(value: unknown, min: number): string | undefined {
   const range = `must be an integer from ${min} to ${MAX_LIMIT}`;
   if (typeof value !== "number" || Number.isNaN(value)) return range;
@@ -64,11 +63,9 @@ function limitProblem(value: unknown, min: number): string | undefined {
 }
 
 /**
- * Merges partial limits over the defaults, refusing anything that is not an
- * integer from its minimum to `MAX_LIMIT`. An error names the limit as
- * `limits.<key>` (its `option`), so the command line can name its flag.
- *
- * @throws {ConfigError} when a limit is unknown or out of range.
+ * Merges partial limits over the defaults. A limit that is unknown, or not an
+ * integer from its minimum to `MAX_LIMIT`, throws a `ConfigError` whose
+ * `option` is `limits.<key>`, so the command line can name its flag.
  */
 export function resolveLimits(partial: Partial<Limits> = {}): Limits {
   const limits: Record<string, number> = { ...DEFAULT_LIMITS };

@@ -1,10 +1,8 @@
 /**
- * Pages and their fitting. A read tool's result is exactly
- * `{items, next_cursor, content_hash}`, sent both as `structuredContent` and
- * as the JSON text of the single content block. A page is fitted against the
- * fully encoded JSON-RPC result line (`result_line.ts` knows its size):
- * items are dropped from the end, and the cursor re-issued for the shorter
- * page, until the line fits the ceiling.
+ * A read tool's result is a page, `{items, next_cursor, content_hash}`,
+ * fitted against the fully encoded JSON-RPC result line (`result_line.ts`
+ * knows its size): items are dropped from the end, and the cursor re-issued
+ * for the shorter page, until the line fits the ceiling.
  *
  * @module
  */
@@ -12,15 +10,8 @@ import * as z from "zod";
 import { ToolError } from "./errors.ts";
 import { encodedSize, type Envelope, itemCost } from "./result_line.ts";
 
-/** One page of a read tool. */
-export type Page<T> = {
-  /** The items of this page. */
-  items: T[];
-  /** Pass back to get the next page; `null` when the traversal is complete. */
-  next_cursor: string | null;
-  /** `sha256:<hex>` over the bytes this page returned (framing per tool). */
-  content_hash: string;
-};
+/** One page of a read tool; `next_cursor` is `null` when the traversal is complete. */
+export type Page<T> = { items: T[]; next_cursor: string | null; content_hash: string };
 
 /** Where a `JsonWriter` appends a value's JSON, as UTF-8. */
 export interface JsonSink {
@@ -30,23 +21,15 @@ export interface JsonSink {
   jsonString(utf8: Uint8Array): void;
 }
 
-/**
- * Appends exactly the UTF-8 of `JSON.stringify(value)` for one value. A page
- * whose text came from file bytes brings one, so the binary writes the page
- * straight from those bytes.
- */
+/** Appends exactly the UTF-8 of `JSON.stringify(value)`: a read page writes itself from the file's bytes. */
 export type JsonWriter = (sink: JsonSink) => void;
 
 /**
- * The zod schema of a page of `item`s, as `tools/list` advertises it.
- *
- * `next_cursor` is not declared: a nullable property needs a type list
- * (`["string", "null"]`), which hosts with a bounded schema profile (PtcRunner)
- * refuse. The root allows extra properties instead and its description
- * documents `next_cursor`; `Page` types it. The root says
- * `additionalProperties: true` through `meta`, because zod writes "anything"
- * as the empty schema `{}`, which means the same but is not the boolean those
- * hosts require.
+ * The schema of a page of `item`s. `next_cursor` is not declared: nullable
+ * needs a type list (`["string", "null"]`), which hosts with a bounded schema
+ * profile (PtcRunner) refuse; the root's description documents it instead.
+ * `additionalProperties: true` goes through `meta` because zod writes
+ * "anything" as `{}`, not the boolean those hosts require.
  */
 export function pageSchema<T extends z.ZodType>(item: T) {
   return z.looseObject({
@@ -59,17 +42,14 @@ const PAGE_DESCRIPTION = "One page: `items`, `content_hash`, and `next_cursor`, 
   "`cursor` (with the same other arguments) for the next page, or null when the traversal is complete.";
 
 /**
- * Returns the longest prefix page of `items` that fits the ceiling.
- * `build(n)` makes the page of the first `n` items, with its cursor.
- *
- * @throws {ToolError} when not even one item fits.
+ * The longest prefix page of `items` that fits the ceiling; `build(n)` makes
+ * the page of the first `n` items, with its cursor. Throws when not one fits.
  */
 export function fitPage<T>(envelope: Envelope, items: readonly T[], build: (n: number) => Page<T>): Page<T> {
-  // costs[i]: what items[i] adds after a first item (a comma in each copy included).
-  const costs = items.map(itemCost);
+  // sums[n]: what the first n items add, each after a first one (a comma in each copy included).
   const sums = [0];
-  for (const cost of costs) sums.push(sums[sums.length - 1] + cost);
-  /** The exact size of a page: its shell, plus its items when they are a prefix of `items`. */
+  for (const item of items) sums.push(sums[sums.length - 1] + itemCost(item));
+  // Exact: the page's shell, plus its items' costs when they are a prefix of `items`.
   const sizeOf = (page: Page<T>): number => {
     const n = page.items.length;
     if (n === 0 || !isPrefix(page.items, items)) return encodedSize(envelope, page);
@@ -103,7 +83,6 @@ export function fitPage<T>(envelope: Envelope, items: readonly T[], build: (n: n
   return build(0);
 }
 
-/** Whether `page` holds exactly the first items of `items`, the same values. */
 function isPrefix<T>(page: readonly T[], items: readonly T[]): boolean {
   if (page.length > items.length) return false;
   for (let i = 0; i < page.length; i++) if (page[i] !== items[i]) return false;

@@ -1,29 +1,30 @@
 /**
- * The path contract for tool arguments: relative paths only, rejected rather
- * than resolved when they could point anywhere unexpected.
+ * The path contract for tool arguments: relative paths only, rejected, never
+ * resolved, when they could point anywhere unexpected.
  *
  * @module
  */
 import { utf8Length } from "./bytes.ts";
 import { DEFAULT_LIMITS } from "./limits.ts";
 
-/** Longest single path segment, in UTF-8 bytes (the usual `NAME_MAX`). */
-export const MAX_SEGMENT_BYTES = 255;
+/** Longest path segment, in UTF-8 bytes (the usual `NAME_MAX`). */
+const MAX_SEGMENT_BYTES = 255;
 
 const LONE_SURROGATE = /\p{Surrogate}/u;
 
 /**
- * Validates a relative path argument. The empty string names the root.
- *
- * Absolute paths, `.`/`..` segments, empty segments (`a//b`, a trailing `/`),
- * NUL bytes, backslashes, Windows drive prefixes and over-long paths are
- * rejected with `null`; nothing is ever resolved or normalised away.
+ * Validates a relative path argument; `""` names the root. Absolute paths,
+ * `.`/`..` and empty segments (`a//b`, a trailing `/`), NUL bytes,
+ * backslashes, drive prefixes and over-long paths give `null`: nothing is
+ * resolved or normalised away.
  *
  * @example Accepting and rejecting paths
  * ```ts
+ * import assert from "node:assert/strict";
  * import { normalizeRelative } from "./paths.ts";
- * normalizeRelative("docs/a.md"); // "docs/a.md"
- * normalizeRelative("../etc/passwd"); // null
+ * assert.equal(normalizeRelative("docs/a.md"), "docs/a.md");
+ * assert.equal(normalizeRelative("../etc/passwd"), null);
+ * assert.equal(normalizeRelative("docs//a.md"), null);
  * ```
  *
  * @param path The argument as received.

@@ -1,7 +1,6 @@
 /**
  * How a refusal names the argument it refused: as the client gave it, so a
- * program that made many calls can tell which one failed, yet always one
- * short line.
+ * program that made many calls can tell which failed, yet in one short line.
  *
  * @module
  */
@@ -16,10 +15,9 @@ export const MAX_ECHO_BYTES = 256;
 const ALSO_ESCAPED = /^[\u007f-\u009f\u2028\u2029]$/;
 
 /**
- * An argument as a JSON string: control characters and lone surrogates
- * escaped, and, when its escaped form is longer than `MAX_ECHO_BYTES`, cut
- * there on a character boundary (never inside an escape) and followed by
- * `…` after the closing quote.
+ * An argument as a JSON string, control characters and lone surrogates
+ * escaped; an escaped form longer than `MAX_ECHO_BYTES` is cut on a character
+ * boundary (never inside an escape) and followed by `…` after the quote.
  *
  * @example Quoting a refused path
  * ```ts
@@ -28,9 +26,6 @@ const ALSO_ESCAPED = /^[\u007f-\u009f\u2028\u2029]$/;
  * assert.equal(quoteArgument("../a\nb"), '"../a\\nb"');
  * assert.equal(quoteArgument("x".repeat(300)), `"${"x".repeat(256)}"…`);
  * ```
- *
- * @param value The argument as received.
- * @returns The quoted, possibly cut, argument.
  */
 export function quoteArgument(value: string): string {
   let body = "";
@@ -47,11 +42,14 @@ export function quoteArgument(value: string): string {
 }
 
 /**
- * A refused argument: the rule it broke, then the argument as given.
+ * A refused argument, `<rule>: <quoted value>`, to throw.
  *
- * @param rule What the argument must be, e.g. `query must be one line`.
- * @param value The argument as received.
- * @returns `<rule>: <quoted value>`, to throw.
+ * @example Naming the refused argument
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { refuseArgument } from "./quote.ts";
+ * assert.equal(refuseArgument("query must be one line", "a\nb").message, 'query must be one line: "a\\nb"');
+ * ```
  */
 export function refuseArgument(rule: string, value: string): ToolError {
   return new ToolError(`${rule}: ${quoteArgument(value)}`);

@@ -1,24 +1,18 @@
 /**
- * The JSON-RPC line that carries a tool result: how long it is (so pages can
- * be fitted to the ceiling) and how it is written as bytes (so the binary's
- * stdio transport need not serialise a page three times). One piece of
- * knowledge, kept in one place.
+ * The JSON-RPC line that carries a tool result: its exact length (pages are
+ * fitted to the ceiling) and its bytes (the binary's stdio transport).
  *
- * The line is a fixed envelope around the result's JSON `J` twice: once as
- * `structuredContent`, once as the JSON string of the single text block,
- * which adds a backslash before every `"` and `\` of `J` (JSON text holds no
- * other character a JSON string escapes). So an item costs the same bytes
- * whichever page it lands on, and a page costs one `JSON.stringify`.
+ * The line is a fixed envelope around the result's JSON `J` twice: as
+ * `structuredContent`, and as the text block's JSON string, which adds a
+ * backslash before every `"` and `\` of `J` (JSON text holds no other
+ * character a string escapes). So an item costs the same on any page.
  *
- * Writing: the SDK would `JSON.stringify` the message (the page a second and
- * third time, as the text block's escaped string) and transcode the line to
- * UTF-8. Measured on a 64 MiB read, that was a quarter of the server's busy
- * time at the default ceiling and half of it with 1 MiB results. So a server
- * given a `ResultLines` records each result's JSON (and, for a read page, a
- * writer of the same bytes straight from the file), keyed by request id, and
- * the transport takes the record back when it sends that id's response:
- * `encodeLine` writes the page's bytes once, copies them escaped for the
- * text block, around a small shell. The bytes are exactly those of
+ * The SDK would stringify the page twice more and transcode the line: on a
+ * 64 MiB read that was a quarter of the server's busy time at the default
+ * ceiling, half with 1 MiB results. So a server given a `ResultLines` records
+ * each result (for a read page, with a writer of its JSON straight from the
+ * file bytes) by request id; the transport takes it back, and `encodeLine`
+ * writes the JSON once and copies it escaped. The bytes equal
  * `JSON.stringify(message) + "\n"` (tests compare them).
  *
  * @module
@@ -26,21 +20,15 @@
 import { utf8Length } from "./bytes.ts";
 import type { JsonSink, JsonWriter } from "./page.ts";
 
-// ---------------------------------------------------------------- sizes
-
-/** What fitting needs to know about the response being built. */
+/** What fitting needs of the response: the request's id, the line's ceiling, the `serverInfo` in `_meta`. */
 export interface Envelope {
-  /** The JSON-RPC id of the request. */
   readonly requestId: string | number;
-  /** The ceiling for the encoded result line, in bytes. */
   readonly maxBytes: number;
-  /** The `serverInfo` the SDK stamps into every result's `_meta`. */
   readonly serverInfo: { readonly name: string; readonly version: string };
 }
 
-/** The bytes of the line around the result: all of it but the two copies of its JSON. */
+/** The line around the result, all but its JSON's two copies (an empty text and a 0 stand in: 3 bytes). */
 function envelopeSize({ requestId, serverInfo }: Envelope): number {
-  // The SDK's line, with an empty text ("") and the value 0 standing in for the two copies (3 bytes).
   const line = {
     result: {
       content: [{ type: "text", text: "" }],
@@ -54,7 +42,7 @@ function envelopeSize({ requestId, serverInfo }: Envelope): number {
   return utf8Length(JSON.stringify(line)) - 3;
 }
 
-/** The bytes a JSON text adds to a result line: itself once, and once more as a JSON string. */
+/** What a JSON text adds to a result line: itself, and itself as a JSON string. */
 function twiceSize(json: string): number {
   let escapes = 0;
   let multiByte = false;
@@ -71,18 +59,16 @@ export function encodedSize(envelope: Envelope, structured: object): number {
   return envelopeSize(envelope) + twiceSize(JSON.stringify(structured));
 }
 
-/** Bytes one item adds to a page: once in `structuredContent`, once escaped in the text, plus commas. */
+/** What one item adds to a page: its JSON twice (as `twiceSize`), and a comma in each copy. */
 export function itemCost(item: unknown): number {
   return twiceSize(JSON.stringify(item)) - 2 + 2;
 }
 
 /**
- * What each UTF-8 byte of a string value costs in a result line: its JSON
- * escape in `structuredContent`, plus that escape escaped again in the text
- * block. Derived from `JSON.stringify` for the ASCII bytes (2 for most, 6
- * for `"` and `\`, 5 for `\n`-style escapes, 13 for `\u00XX` ones); a byte
- * of a multi-byte character is never escaped, so it costs 2. Valid for
- * well-formed UTF-8 only.
+ * What each byte of a string value's well-formed UTF-8 costs in a result
+ * line: its JSON escape, plus that escape escaped again in the text block
+ * (2 for most, 6 for `"` and `\`, 5 for `\n`, 13 for `\u00XX`). A byte of a
+ * multi-byte character is never escaped: 2.
  */
 export const STRING_BYTE_COST: Readonly<Uint8Array> = (() => {
   const costs = new Uint8Array(256).fill(2);
@@ -92,12 +78,9 @@ export const STRING_BYTE_COST: Readonly<Uint8Array> = (() => {
   return costs;
 })();
 
-// ---------------------------------------------------------------- bytes
-
 const encoder = new TextEncoder();
 
-/** Bytes escaped per step: bounds how far a sink grows ahead of what it holds. */
-const BLOCK = 16 * 1024;
+const BLOCK = 16 * 1024; // bytes escaped per step: bounds how far a sink grows ahead of what it holds
 
 /** What `JSON.stringify` writes for each ASCII character inside a string, as bytes. */
 const STRING_ESCAPES: readonly Uint8Array[] = Array.from(
@@ -160,7 +143,6 @@ export class ByteSink implements JsonSink {
     }
   }
 
-  /** Makes room for `n` more bytes and returns the buffer to write them into. */
   #reserve(n: number): Uint8Array {
     const need = this.#length + n;
     if (need > this.#bytes.length) {
@@ -183,17 +165,12 @@ export function toolResult(value: object, json: string = JSON.stringify(value)) 
   };
 }
 
-/** A result recorded for the transport: its value, its JSON, and how to write that JSON as bytes. */
-interface Recorded {
-  readonly value: object;
-  readonly json: string;
-  readonly write: JsonWriter;
-}
+/** A result recorded for the transport: its value, its JSON, and a writer of that JSON as bytes. */
+type Recorded = { readonly value: object; readonly json: string; readonly write: JsonWriter };
 
 /**
- * The results a server made, by request id, until the transport sends
- * them. Created per connection by the binary and handed to both sides:
- * `createServer` records, the stdio transport takes.
+ * The results a server made, by request id, until the transport sends them:
+ * made per connection by the binary, the server records, the transport takes.
  */
 export class ResultLines {
   readonly #recorded = new Map<string | number, Recorded>();
@@ -220,8 +197,13 @@ const TEXT_STAND_IN = "\u0000ptc-fs-mcp:text\u0000";
 const VALUE_MARK = JSON.stringify(VALUE_STAND_IN);
 const TEXT_MARK = JSON.stringify(TEXT_STAND_IN);
 
-/** The value's JSON, made once per line (lines are encoded one at a time). */
-const valueJson = new ByteSink();
+const valueJson = new ByteSink(); // the value's JSON, made once per line (lines are encoded one at a time)
+
+/** The index of `mark` in `shell` when it occurs exactly once, else -1. */
+function onlyAt(shell: string, mark: string): number {
+  const at = shell.indexOf(mark);
+  return at === shell.lastIndexOf(mark) ? at : -1;
+}
 
 /**
  * Appends the line for `message` (with its newline) to `sink`: the bytes of
@@ -230,20 +212,15 @@ const valueJson = new ByteSink();
  */
 export function encodeLine(message: unknown, sink: ByteSink, recorded?: Recorded): void {
   const result = (message as { result?: { content?: unknown; structuredContent?: unknown } }).result;
-  if (recorded === undefined || !carries(result, recorded)) {
-    sink.text(JSON.stringify(message) + "\n");
-    return;
-  }
-  const shell = JSON.stringify(message, function (this: unknown, key: string, value: unknown) {
-    if (this !== result) return value;
-    return key === "structuredContent" ? VALUE_STAND_IN : key === "content" ? TEXT_STAND_IN : value;
-  });
-  const valueAt = shell.indexOf(VALUE_MARK);
-  const textAt = shell.indexOf(TEXT_MARK);
-  if (
-    valueAt < 0 || textAt < 0 || shell.lastIndexOf(VALUE_MARK) !== valueAt ||
-    shell.lastIndexOf(TEXT_MARK) !== textAt
-  ) {
+  const shell = recorded && carries(result, recorded)
+    ? JSON.stringify(message, function (this: unknown, key: string, value: unknown) {
+      if (this !== result) return value;
+      return key === "structuredContent" ? VALUE_STAND_IN : key === "content" ? TEXT_STAND_IN : value;
+    })
+    : "";
+  const valueAt = onlyAt(shell, VALUE_MARK);
+  const textAt = onlyAt(shell, TEXT_MARK);
+  if (!recorded || valueAt < 0 || textAt < 0) {
     sink.text(JSON.stringify(message) + "\n");
     return;
   }
@@ -273,8 +250,8 @@ export function encodeLine(message: unknown, sink: ByteSink, recorded?: Recorded
 
 /**
  * Whether `result` still carries the recorded result: one text block of its
- * JSON, and the same fields with the same values. (The SDK validates a
- * result by parsing it, which copies objects but keeps each field's value.)
+ * JSON, and the same fields with the same values (the SDK's validation
+ * copies objects but keeps each field's value).
  */
 function carries(
   result: { content?: unknown; structuredContent?: unknown } | undefined,

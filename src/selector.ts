@@ -1,24 +1,19 @@
 /**
- * Decides, from names alone, which paths a root serves: a path is served
- * when it matches some include pattern and neither it nor any of its
- * ancestor directories matches an exclude pattern (`--exclude private`
- * excludes `private/key.txt`). Directory
- * questions (can anything below be served? is everything below excluded?)
- * are answered by running the patterns segment by segment, so the walker can
- * prune a directory before it ever stats or opens anything inside it.
+ * Which paths a root serves, decided from names alone: a path matching some
+ * include, with neither it nor an ancestor matching an exclude
+ * (`--exclude private` excludes `private/key.txt`). Directory questions are
+ * answered by running the patterns segment by segment, so the walker prunes a
+ * directory before it stats or opens anything inside.
  *
  * @module
  */
-import { compileGlob, type GlobSegments, parseGlob, segmentSource } from "./glob.ts";
+import { compileGlob, parseGlob, segmentSource } from "./glob.ts";
 
 /** What a root serves, decided from relative paths alone. */
 export interface Selector {
   /** Whether a relative file path is served. */
   isServed(path: string): boolean;
-  /**
-   * Whether a directory could hold a served path: some include reaches below
-   * it, and neither it nor an ancestor is excluded.
-   */
+  /** Whether a directory could hold a served path: some include reaches below it, and it is not excluded. */
   mayContain(dir: string): boolean;
   /** Whether everything below a directory is excluded (it or an ancestor matches an exclude, or one covers below it). */
   isExcludedDir(dir: string): boolean;
@@ -28,12 +23,10 @@ export interface Selector {
 
 /** A pattern as a segment automaton: state `i` means "segments before i are matched". */
 class Pattern {
-  readonly #segments: GlobSegments;
-  readonly #matchers: (RegExp | null)[];
+  readonly #segments: readonly string[];
+  readonly #matchers: (RegExp | null)[]; // `null` for `**`
   readonly #whole: RegExp;
-
-  /** Matches a path that matches the pattern or lies below one that does. */
-  readonly #orBelow: RegExp;
+  readonly #orBelow: RegExp; // the pattern, or a path below one that matches it
 
   constructor(pattern: string, whole: RegExp) {
     this.#segments = parseGlob(pattern);
@@ -48,7 +41,6 @@ class Pattern {
     return this.#whole.test(path);
   }
 
-  /** Whether the path or one of its ancestors matches. */
   testOrAncestor(path: string): boolean {
     return this.#orBelow.test(path);
   }
@@ -105,11 +97,13 @@ class Pattern {
  *
  * @example A library-only selection
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createSelector } from "./selector.ts";
  * const selector = createSelector(["lib/**"], ["**\/secrets/**"]);
- * selector.isServed("lib/a.ts"); // true
- * selector.mayContain("lib/secrets"); // false
- * selector.reachesRootLevel; // false
+ * assert.equal(selector.isServed("lib/a.ts"), true);
+ * assert.equal(selector.isServed("lib/secrets/key.txt"), false);
+ * assert.equal(selector.mayContain("lib/secrets"), false);
+ * assert.equal(selector.reachesRootLevel, false);
  * ```
  *
  * @param include Globs that select paths; none selects nothing.

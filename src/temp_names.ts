@@ -1,10 +1,4 @@
-/**
- * Names of the temporary files an atomic write creates in the root. No tool
- * ever serves them, so a crash that leaves one behind leaks nothing.
- *
- * @module
- */
-
+// The temporary files of atomic writes: never served, so one a crash leaves behind leaks nothing.
 const PREFIX = ".ptc-fs-mcp-";
 const SUFFIX = ".tmp";
 

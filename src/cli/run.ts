@@ -1,7 +1,6 @@
 /**
- * The command line, shared by `cli.ts` (Deno) and the npm build's
- * `dist/cli.js` (Node): flags, the root, and the stdio server. Only the
- * filesystem port differs between the two.
+ * The command line of `cli.ts` (Deno) and `cli.node.ts` (Node): flags, the
+ * root, and the stdio server; only the port differs.
  *
  * @module
  */
@@ -16,18 +15,12 @@ import type { FsPort } from "../ports/fs_port.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
 import { StdioTransport } from "./stdio.ts";
 
-/** Exit status for a configuration error (`EX_USAGE`). */
-export const EXIT_USAGE = 64;
+const EXIT_USAGE = 64; // a configuration error (`EX_USAGE`)
 
-/**
- * The refusal of a command line without `--include`. The default serves no
- * file, so such a server could only ever answer "not found": forgetting the
- * flag is the commonest first-run mistake, and this says so at once.
- */
-export const NO_INCLUDE = "at least one --include pattern is required; the default serves no file";
+// Without --include the server could only answer "not found": the commonest first-run mistake.
+const NO_INCLUDE = "at least one --include pattern is required; the default serves no file";
 
-/** The warning printed when no include pattern can reach a root-level file. */
-export const READ_ONLY_WARNING = "ptc-fs-mcp: no --include pattern matches a file in the root itself, " +
+const READ_ONLY_WARNING = "ptc-fs-mcp: no --include pattern matches a file in the root itself, " +
   "so write_text_file will refuse every call.";
 
 const USAGE = `Usage: ptc-fs-mcp --root <dir> --include <glob> [--include <glob>]... [--exclude <glob>]...
@@ -54,25 +47,23 @@ const LIMIT_FLAGS = {
   "max-result-bytes": "maxResultBytes",
 } as const satisfies Record<string, keyof Limits>;
 
-/** The flag of each `openRoot` option a `ConfigError` can name, so an error names what the user typed. */
+// The flag of each `openRoot` option a `ConfigError` can name, so an error names what the user typed.
 const FLAG_OF: Readonly<Record<string, string>> = {
   root: "--root",
   ...Object.fromEntries(Object.entries(LIMIT_FLAGS).map(([flag, key]) => [`limits.${key}`, `--${flag}`])),
 };
 
-/** A configuration error in the command line's words: the flag, not the library option. */
 function cliMessage(error: ConfigError): string {
   const flag = error.option === undefined ? undefined : FLAG_OF[error.option];
   return flag === undefined ? error.message : `${flag} ${error.problem}`;
 }
 
-/** What the flags ask for: text to print, or a root to serve. */
-export type CliAction =
-  | { readonly print: string }
-  | { readonly serve: { root: string; include: string[]; exclude: string[]; limits: Partial<Limits> } };
-
 /** Parses flags into `openRoot` options, or says what to print instead. */
-export function parseFlags(args: readonly string[]): CliAction {
+function parseFlags(
+  args: readonly string[],
+): { print: string } | {
+  serve: { root: string; include: string[]; exclude: string[]; limits: Partial<Limits> };
+} {
   let parsed;
   try {
     parsed = parseArgs({
@@ -91,9 +82,8 @@ export function parseFlags(args: readonly string[]): CliAction {
       },
     });
   } catch (error) {
-    // parseArgs messages are one line already; keep only the first sentence.
     const text = error instanceof Error ? error.message.split("\n")[0] : "bad arguments";
-    throw new ConfigError(`${text.replace(/\. To specify.*$/, "")} (see --help)`);
+    throw new ConfigError(`${text.replace(/\. To specify.*$/, "")} (see --help)`); // its first sentence
   }
   const { values } = parsed;
   if (values.help) return { print: USAGE };
@@ -113,10 +103,9 @@ export function parseFlags(args: readonly string[]): CliAction {
 }
 
 /**
- * Runs the command line: prints help or version, or opens the root and
- * serves it over stdio until stdin ends or SIGTERM or SIGINT arrives; then
- * it answers every request already received and exits with status 0. A
- * configuration error prints one line on stderr and exits with `EXIT_USAGE`.
+ * Prints help or version, or serves the root over stdio until stdin ends or
+ * SIGTERM or SIGINT arrives, then answers every request already received and
+ * exits 0. A configuration error prints one line on stderr and exits 64.
  *
  * @param args The arguments after the program name.
  * @param fs The filesystem port of this runtime.
@@ -130,12 +119,12 @@ export function runCli(args: readonly string[], fs: FsPort): void {
     }
     const root = openRoot({ ...action.serve, fs });
     if (!root.selector.reachesRootLevel) process.stderr.write(`${READ_ONLY_WARNING}\n`);
-    const results = new ResultLines(); // the server records, the transport writes (result_line.ts)
+    const results = new ResultLines(); // the server records, the transport writes
     const stdio = new StdioTransport(process.stdin, process.stdout, results);
     process.on("SIGTERM", stdio.finish);
     process.on("SIGINT", stdio.finish);
     stdio.closed.then(() => process.exit(0));
-    buildServer(root, { name: SERVER_NAME, version: VERSION }, results).connect(stdio);
+    buildServer(root, undefined, results).connect(stdio);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`${SERVER_NAME}: ${cliMessage(error)}\n`);

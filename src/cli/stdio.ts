@@ -1,23 +1,17 @@
 /**
- * The binary's stdio transport: newline-delimited JSON-RPC on stdin and
- * stdout, written here rather than taken from the SDK for two reasons.
+ * The binary's stdio transport: newline-delimited JSON-RPC, written here
+ * rather than taken from the SDK for two reasons.
  *
- * - **No reply is lost at shutdown.** The SDK's stdio transport closes the
- *   connection the moment stdin ends, and closing aborts every request still
- *   in flight, so a host that pipes a batch and closes stdin lost answers.
- *   This one counts the requests it received and has not answered yet;
- *   `finish()` (end of input, SIGTERM, SIGINT) stops reading, and the
- *   connection closes only once every one of them was answered and written.
- * - **A bounded line.** One stdin line (one message) is at most
- *   `MAX_LINE_BYTES`; a longer line is dropped whole, as a malformed line is,
- *   and the next message is served. The SDK's reader would close the whole
- *   connection on it instead.
+ * - **No reply is lost at shutdown.** The SDK's transport closes the
+ *   connection when stdin ends, which aborts every request in flight. This
+ *   one counts requests not answered yet; `finish()` (end of input, SIGTERM,
+ *   SIGINT) stops reading, and it closes once every one was answered and written.
+ * - **A bounded line.** A stdin line over `MAX_LINE_BYTES` is dropped whole,
+ *   as a malformed one is, and the next is served; the SDK's reader would
+ *   close the connection.
  *
- * Messages are parsed and checked by the SDK's own `deserializeMessage`; a
- * line that is not a JSON-RPC message is skipped, as the SDK skips it.
- * Answers are written as bytes built by `encodeLine`, from the result the
- * server recorded for the id in the `ResultLines` both were given
- * (`result_line.ts`).
+ * Lines are parsed by the SDK's `deserializeMessage`; answers are written by
+ * `encodeLine`, from the result the server recorded in the shared `ResultLines`.
  *
  * @module
  */
@@ -27,8 +21,7 @@ import { deserializeMessage } from "@modelcontextprotocol/server";
 import type { JSONRPCMessage, Transport } from "../version_gate.ts";
 import { ByteSink, encodeLine, type ResultLines } from "../result_line.ts";
 
-/** Longest stdin line (one JSON-RPC message) the server reads, in bytes. */
-export const MAX_LINE_BYTES = 16 * 1024 * 1024;
+const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 const NEWLINE = 0x0a;
 
@@ -50,21 +43,14 @@ export class StdioTransport implements Transport {
   #line: Buffer[] = []; // the start of the current line
   #lineBytes = 0;
   #dropping = false; // the current line is over the cap: skip to its end
-  /** Received requests not answered yet, by the JSON of their id (an id may repeat). */
-  readonly #unanswered = new Map<string, number>();
+  readonly #unanswered = new Map<string, number>(); // received requests by the JSON of their id (ids may repeat)
   #writes = 0; // writes handed to the output whose callback has not run
   #finishing = false;
   #isClosed = false;
   #resolveClosed!: () => void;
-  /** A line buffer no pending write holds; a write in flight keeps its own. */
-  #spare: ByteSink | undefined = new ByteSink();
+  #spare: ByteSink | undefined = new ByteSink(); // a line buffer no write in flight holds
 
-  /**
-   * @param input Where messages arrive (stdin).
-   * @param output Where answers go (stdout).
-   * @param results The results the server recorded, by request id (none: every line is plain JSON).
-   * @param maxLineBytes The longest line read; longer ones are dropped.
-   */
+  /** @param results What the server recorded, by request id (none: every line is plain JSON). */
   constructor(
     input: Readable,
     output: Writable,
@@ -87,10 +73,7 @@ export class StdioTransport implements Transport {
     return Promise.resolve();
   }
 
-  /**
-   * Stops reading, answers what was received, then closes. Called at the end
-   * of input and on SIGTERM or SIGINT.
-   */
+  /** Stops reading, answers what was received, then closes: at the end of input, SIGTERM or SIGINT. */
   readonly finish = (): void => {
     if (this.#finishing) return;
     this.#finishing = true;
@@ -109,7 +92,6 @@ export class StdioTransport implements Transport {
     encodeLine(message, sink, id === undefined ? undefined : this.#results?.take(id));
     this.#writes++;
     return new Promise((resolve, reject) => {
-      // The callback runs once the stream has taken the bytes (or failed to).
       this.#output.write(sink.view(), (error) => {
         this.#spare = sink;
         this.#writes--;

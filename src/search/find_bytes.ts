@@ -1,18 +1,16 @@
 /**
  * The substring search `search_text` runs over each window. Two methods give
- * the same answers and differ in speed by an order of magnitude, one way on
- * Node and the other way on Deno (measured by `deno task bench`), so the
- * filesystem port names the one its runtime runs fast (`FsPort.byteSearch`):
- * the choice is made by the entry that binds the port, never by timing.
+ * the same answers at speeds an order of magnitude apart, one way on Node and
+ * the other on Deno (`deno task bench`), so the port names the one its
+ * runtime runs fast (`FsPort.byteSearch`): chosen where the port is bound,
+ * never by timing.
  *
  * @module
  */
 import type { Buffer } from "node:buffer";
 import type { FsPort } from "../ports/fs_port.ts";
 
-// The typed-array built-in, for single bytes: on every runtime a direct engine call, where a
-// `Buffer` method may go through a binding or a polyfill first.
-const indexOf = Uint8Array.prototype.indexOf;
+const indexOf = Uint8Array.prototype.indexOf; // an engine built-in on every runtime
 
 /** Finds a needle in one window: `find(from)` is the first match at or after `from`, or -1. */
 export type WindowSearch = (window: Buffer) => (from: number) => number;
@@ -24,9 +22,8 @@ export type SearchMethod = (needle: Buffer) => WindowSearch;
 export const bytesSearch: SearchMethod = (needle) => (window) => (from) => window.indexOf(needle, from);
 
 /**
- * How common each byte is in typical text (prose, code, markup): its rank,
- * most frequent first. Bytes not ranked (other controls, backslash, caret,
- * backquote, tilde) are rarer than all others. Multi-byte UTF-8 ranks
+ * Each byte's rank by frequency in typical text (prose, code, markup), most
+ * frequent first; bytes not listed are rarer than all. Multi-byte UTF-8 ranks
  * after ASCII, lead bytes (one per character) before continuation bytes.
  */
 const BYTE_RANK = (() => {
@@ -49,10 +46,8 @@ export function rarestByte(needle: Uint8Array): number {
 
 /**
  * `Uint8Array.prototype.indexOf` for the needle's rarest byte, then a check
- * of the other bytes around each hit. The typed-array search is an engine
- * built-in on every runtime; it beats `Buffer.prototype.indexOf` where
- * `Buffer` is a JavaScript layer (Deno), as long as the byte it looks for is
- * rare, hence the frequency table.
+ * of the rest around each hit: faster than `Buffer#indexOf` where `Buffer` is
+ * a JavaScript layer (Deno), as long as that byte is rare.
  */
 export const anchoredSearch: SearchMethod = (needle) => {
   const anchor = rarestByte(needle);

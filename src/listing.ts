@@ -27,29 +27,20 @@ export function sortKeys(keys: string[]): void {
 
 /** One read of a directory: its served files and candidate subdirectories, in path order. Immutable. */
 export class Listing {
-  /** Every key's UTF-8 bytes, each followed by a NUL. */
-  readonly text: Buffer;
-  /** Where each key starts in `text`; `text.length` last. */
-  readonly starts: Uint32Array;
-  /** The candidate subdirectories' names, in order. */
-  readonly subdirs: readonly string[];
-  /** The key index of each subdirectory. */
-  readonly subdirAt: readonly number[];
+  readonly text: Buffer; // every key's UTF-8 and a NUL
+  readonly starts: Uint32Array; // where each key starts in `text`; `text.length` last
+  readonly subdirs: readonly string[]; // the candidate subdirectories' names
+  readonly subdirAt: readonly number[]; // the key index of each
 
   /** @param keys Sort keys, sorted by `sortKeys`. */
   constructor(keys: readonly string[]) {
     this.text = Buffer.from(keys.length === 0 ? "" : `${keys.join("\0")}\0`, "utf8");
     this.starts = new Uint32Array(keys.length + 1);
     for (let at = 0, k = 0; at < this.text.length; at++) if (this.text[at] === NUL) this.starts[++k] = at + 1;
-    const subdirs: string[] = [];
     const subdirAt: number[] = [];
-    keys.forEach((key, i) => {
-      if (!key.endsWith("/")) return;
-      subdirs.push(key.slice(0, -1));
-      subdirAt.push(i);
-    });
-    this.subdirs = subdirs;
+    keys.forEach((key, i) => key.endsWith("/") && subdirAt.push(i));
     this.subdirAt = subdirAt;
+    this.subdirs = subdirAt.map((i) => keys[i].slice(0, -1));
   }
 
   get length(): number {

@@ -32,40 +32,29 @@ function refusalFor(message: JSONRPCMessage): Refusal | null {
   const params = (message.params ?? {}) as Record<string, unknown>;
   const unsupported = (claim: unknown): Refusal => {
     const requested = typeof claim === "string" ? claim : "";
+    // Both versions in the message: legacy clients and tools (SDK v1, the MCP Inspector) show it, not
+    // `data`. A claim that is not a plain version string is quoted, so it cannot break the line.
+    const shown = /^[\w.-]{1,64}$/.test(requested) ? requested : quoteArgument(requested);
     return {
       code: ProtocolErrorCode.UnsupportedProtocolVersion,
-      message: unsupportedVersionMessage(requested),
+      message: `Unsupported protocol version ${shown}: this server speaks only ${PROTOCOL_VERSION}`,
       data: { supported: [PROTOCOL_VERSION], requested },
     };
   };
+  const missing = (key: string) => ({
+    code: ProtocolErrorCode.InvalidParams,
+    message: `Missing params._meta["${key}"]`,
+  });
   if (message.method === "initialize") return unsupported(params.protocolVersion);
   const meta = params._meta as Record<string, unknown> | undefined;
   const version = meta?.[PROTOCOL_VERSION_META_KEY];
-  if (typeof version !== "string") {
-    return {
-      code: ProtocolErrorCode.InvalidParams,
-      message: `Missing params._meta["${PROTOCOL_VERSION_META_KEY}"]`,
-    };
-  }
+  if (typeof version !== "string") return missing(PROTOCOL_VERSION_META_KEY);
   if (version !== PROTOCOL_VERSION) return unsupported(version);
   const capabilities = meta?.[CLIENT_CAPABILITIES_META_KEY];
   if (capabilities === null || typeof capabilities !== "object" || Array.isArray(capabilities)) {
-    return {
-      code: ProtocolErrorCode.InvalidParams,
-      message: `Missing params._meta["${CLIENT_CAPABILITIES_META_KEY}"]`,
-    };
+    return missing(CLIENT_CAPABILITIES_META_KEY);
   }
   return null;
-}
-
-/**
- * The `-32022` message names both versions because legacy clients and tools
- * (SDK v1, the MCP Inspector) show the message, not `data`; a claim that is
- * not a plain version string is quoted, so it cannot break the line.
- */
-function unsupportedVersionMessage(requested: string): string {
-  const shown = /^[\w.-]{1,64}$/.test(requested) ? requested : quoteArgument(requested);
-  return `Unsupported protocol version ${shown}: this server speaks only ${PROTOCOL_VERSION}`;
 }
 
 /** Wraps a transport so that every inbound request passes the protocol gate first. */

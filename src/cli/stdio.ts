@@ -38,7 +38,6 @@ export class StdioTransport implements Transport {
 
   readonly #input: Readable;
   readonly #output: Writable;
-  readonly #maxLineBytes: number;
   readonly #results: ResultLines | undefined;
   #line: Buffer[] = []; // the start of the current line
   #lineBytes = 0;
@@ -51,16 +50,10 @@ export class StdioTransport implements Transport {
   #spare: ByteSink | undefined = new ByteSink(); // a line buffer no write in flight holds
 
   /** @param results What the server recorded, by request id (none: every line is plain JSON). */
-  constructor(
-    input: Readable,
-    output: Writable,
-    results?: ResultLines,
-    maxLineBytes: number = MAX_LINE_BYTES,
-  ) {
+  constructor(input: Readable, output: Writable, results?: ResultLines) {
     this.#input = input;
     this.#output = output;
     this.#results = results;
-    this.#maxLineBytes = maxLineBytes;
     this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
   }
 
@@ -133,7 +126,7 @@ export class StdioTransport implements Transport {
       const end = newline < 0 ? chunk.length : newline;
       if (!this.#dropping) {
         this.#lineBytes += end - at;
-        if (this.#lineBytes > this.#maxLineBytes) {
+        if (this.#lineBytes > MAX_LINE_BYTES) {
           this.#dropping = true;
           this.#line = [];
         } else this.#line.push(chunk.subarray(at, end));

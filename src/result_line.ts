@@ -13,7 +13,8 @@
  * each result (for a read page, with a writer of its JSON straight from the
  * file bytes) by request id; the transport takes it back, and `encodeLine`
  * writes the JSON once and copies it escaped. The bytes equal
- * `JSON.stringify(message) + "\n"` (tests compare them).
+ * `JSON.stringify(message) + "\n"` (tests compare them). Sizes and bytes stay
+ * in one module, past 250 lines: they are one piece of knowledge and must agree.
  *
  * @module
  */

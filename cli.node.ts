@@ -5,6 +5,7 @@
  * @module
  */
 import "./src/cli/node_heap.ts"; // first: before anything else allocates
+import "./src/cli/signals.ts"; // then: a stop signal during start-up still ends with status 0
 import process from "node:process";
 import { nodePort } from "./src/ports/node.ts";
 import { runCli } from "./src/cli/run.ts";

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import "./src/cli/signals.ts"; // first: a stop signal during start-up still ends with status 0
 import { denoPort } from "./src/ports/deno.ts";
 import { runCli } from "./src/cli/run.ts";
 

@@ -1,13 +1,14 @@
 /**
  * Confinement for calls that name a path: the argument check, the root pin,
- * the served-path decision made from the name alone, and the walk from the
- * root that refuses any component that is not a real directory.
+ * the served-path decision made from the name alone, and the open of a
+ * served file, which the inventory must list, spelled exactly so, in a chain
+ * of real directories from the root (each checked by a no-follow lstat).
  *
  * @module
  */
 import { ToolError } from "./errors.ts";
 import { normalizeRelative } from "./paths.ts";
-import { refuseArgument } from "./quote.ts";
+import { refuseArgument, shownPath } from "./quote.ts";
 import type { Root } from "./root.ts";
 import { type FileHandle, type FileInfo, FsError } from "./ports/fs_port.ts";
 import { isTempName } from "./temp_names.ts";
@@ -27,7 +28,7 @@ export function checkPathArgument(root: Root, path: string, allowRoot: boolean):
 
 /** The one answer for a path that is missing, excluded or otherwise not served. */
 export function notFound(rel: string): ToolError {
-  return new ToolError(`not found: ${rel}`);
+  return new ToolError(`not found: ${shownPath(rel)}`);
 }
 
 /** Refuses the call unless the root path still names the directory pinned at start. */
@@ -69,29 +70,6 @@ export function admit(
 }
 
 /**
- * Checks that each directory between the root and `rel` is a real directory,
- * not a link (even one back inside the root). Call `admit` first: this walks
- * the filesystem.
- */
-export function checkParents(root: Root, rel: string): void {
-  let dir = "";
-  for (let at = rel.indexOf("/"); at >= 0; at = rel.indexOf("/", at + 1)) {
-    dir = rel.slice(0, at);
-    let info: FileInfo | null;
-    try {
-      info = root.lstat(dir);
-    } catch (error) {
-      throw refusal(error, rel);
-    }
-    if (info === null) throw notFound(rel);
-    if (info.kind === "symlink") {
-      throw new ToolError(`${dir} is a symbolic link, and links are never followed`);
-    }
-    if (info.kind !== "directory") throw notFound(rel);
-  }
-}
-
-/**
  * Opens a served regular file for content, with the descriptor's `fstat`;
  * the caller closes it. An unserved path gets the answer of a missing one,
  * without any filesystem access.
@@ -99,24 +77,21 @@ export function checkParents(root: Root, rel: string): void {
 export function openServedFile(root: Root, rel: string): { handle: FileHandle; info: FileInfo } {
   admit(root, rel, "file");
   for (let attempt = 1;; attempt++) {
-    checkParents(root, rel);
+    requireListed(root, rel);
     let handle: FileHandle;
     try {
       handle = root.openRead(rel);
     } catch (error) {
       // Replaced between the check and the open (an atomic write renamed over it): look again.
       if (error instanceof FsError && error.code === "changed" && attempt < OPEN_ATTEMPTS) continue;
-      // A directory that serves nothing must not be revealed.
-      throw error instanceof FsError && error.code === "not_regular" && isUnservedDir(root, rel)
-        ? notFound(rel)
-        : refusal(error, rel);
+      throw refusal(error, rel);
     }
     try {
       const info = handle.stat();
       // The no-follow open guards only the last component. A parent directory swapped for a
       // link during the open led it outside the root: so after the open, the parents must
-      // still be real directories and the path must still name the opened file.
-      checkParents(root, rel);
+      // still be real directories that list it, and the path must still name the opened file.
+      requireListed(root, rel);
       const now = root.lstat(rel);
       if (now !== null && now.ino === info.ino && now.dev === info.dev) {
         checkRoot(root); // and the walk to it started from the pinned root, not one swapped in meanwhile
@@ -131,18 +106,46 @@ export function openServedFile(root: Root, rel: string): { handle: FileHandle; i
   }
 }
 
-// Opens tried when the path names another file by the time it is opened or verified (an atomic
-// write renamed over it): without the retry, a search skipped a file being rewritten as if gone.
-const OPEN_ATTEMPTS = 3;
-
-/** Whether `rel` is a directory with nothing served below it; throws the refusal when it cannot be read. */
-function isUnservedDir(root: Root, rel: string): boolean {
+/**
+ * Refuses `rel` unless the inventory lists it as a served file; a served
+ * directory gets a pointer to `list_directory`, anything else `notServed`.
+ */
+export function requireListed(root: Root, rel: string): void {
   try {
-    return root.lstat(rel)?.kind === "directory" && !root.hasServed(rel);
+    if (root.isFile(rel)) return;
+    if ((root.entries(rel)?.length ?? 0) > 0) {
+      throw new ToolError(`${shownPath(rel)} is a directory; list it with list_directory`);
+    }
   } catch (error) {
     throw refusal(error, rel);
   }
+  throw notServed(root, rel);
 }
+
+/**
+ * The refusal of an admitted path the inventory does not serve: a path
+ * through a symbolic link names the first link on the way (admitted by
+ * name, each component may be looked at); anything else (missing, unserved,
+ * another spelling of a name) gets the answer of a missing path.
+ */
+export function notServed(root: Root, rel: string): unknown {
+  try {
+    for (let at = rel.indexOf("/");; at = rel.indexOf("/", at + 1)) {
+      const part = at < 0 ? rel : rel.slice(0, at);
+      const kind = root.lstat(part)?.kind;
+      if (kind === "symlink") {
+        return new ToolError(`${shownPath(part)} is a symbolic link, and links are never followed`);
+      }
+      if (kind !== "directory" || at < 0) return notFound(rel);
+    }
+  } catch (error) {
+    return refusal(error, rel);
+  }
+}
+
+// Opens tried when the path names another file by the time it is opened or verified (an atomic
+// write renamed over it): without the retry, a search skipped a file being rewritten as if gone.
+const OPEN_ATTEMPTS = 3;
 
 /**
  * The refusal for a filesystem failure on `rel` (`""`: the root): whatever a
@@ -151,20 +154,23 @@ function isUnservedDir(root: Root, rel: string): boolean {
  */
 export function refusal(error: unknown, rel: string): unknown {
   if (!(error instanceof FsError)) return error;
-  const name = rel === "" ? "the root" : rel;
+  const name = rel === "" ? "the root" : shownPath(rel);
+  const because = { cause: error };
   switch (error.code) {
     case "not_found":
     case "not_directory":
-      return notFound(rel);
+      return new ToolError(notFound(rel).message, because);
     case "symlink":
-      return new ToolError(`${name} is a symbolic link, and links are never followed`);
+      return new ToolError(`${name} is a symbolic link, and links are never followed`, because);
     case "not_regular":
-      return new ToolError(`${name} is not a regular file`);
+      return new ToolError(`${name} is not a regular file`, because);
     case "changed":
-      return new ToolError(`${name} was replaced while it was being opened; try again`);
+      return new ToolError(`${name} was replaced while it was being opened; try again`, because);
     case "denied":
-      return new ToolError(`permission denied: ${name}`);
+      return new ToolError(`permission denied: ${name}`, because);
+    case "busy":
+      return new ToolError("the server has too many files open; try again when fewer calls run", because);
     default:
-      return new ToolError(`${name} could not be read`);
+      return new ToolError(`${name} could not be read`, because);
   }
 }

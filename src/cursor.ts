@@ -1,9 +1,11 @@
 /**
- * Signed cursors: `<payload>.<mac>`, the payload base64url JSON of the tool,
- * a digest of the traversal's arguments (never `limit`), the digest of the
- * state it depends on, and a position; the mac HMAC-SHA-256 over the payload
- * *string* under a per-process key. The mac string is compared whole, so any
- * edit, even to the unused low bits of the last base64 character, is refused.
+ * Signed cursors: `<payload>.<mac>`. The payload is base64url of the tool's
+ * name, a digest of the traversal's arguments (never `limit`), the digest of
+ * the state it depends on, and a position, joined by NUL bytes (which no
+ * path holds): raw UTF-8, not JSON, so a name of control characters costs
+ * its bytes and not six times as many. The mac is HMAC-SHA-256 over the
+ * payload *string* under a per-process key, compared whole, so any edit,
+ * even to the unused low bits of the last base64 character, is refused.
  *
  * @module
  */
@@ -11,22 +13,27 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { Buffer } from "node:buffer";
 import { INVALID_CURSOR_MESSAGE, STALE_CURSOR_MESSAGE, ToolError } from "./errors.ts";
 import { Digest } from "./hashing.ts";
+import { DEFAULT_LIMITS } from "./limits.ts";
 
-/** Longest cursor string accepted before any decoding. */
-export const MAX_CURSOR_LENGTH = 8_192;
+/** Longest cursor a codec for the default `maxPathBytes` accepts. */
+export const MAX_CURSOR_LENGTH: number = Math.ceil((DEFAULT_LIMITS.maxPathBytes + 256) * 4 / 3) + 64;
 
 /** A verified cursor: the digest of the state it was issued under, and where the traversal continues. */
-export type CursorClaims<P> = { readonly state: string; readonly position: P };
-
-type Payload<P> = { t: string; a: string; s: string; p: P };
+export type CursorClaims = { readonly state: string; readonly position: string };
 
 /** Issues and verifies the cursors of one process. */
 export class CursorCodec {
   readonly #key: Uint8Array;
+  /** Longest cursor accepted before any decoding: what a position of `maxPathBytes` makes. */
+  readonly maxLength: number;
 
-  /** @param key The HMAC key; a fresh random one by default. */
-  constructor(key: Uint8Array = randomBytes(32)) {
+  /**
+   * @param key The HMAC key; a fresh random one by default.
+   * @param maxPathBytes The longest path a position may hold, in UTF-8 bytes.
+   */
+  constructor(key: Uint8Array = randomBytes(32), maxPathBytes: number = DEFAULT_LIMITS.maxPathBytes) {
     this.#key = key;
+    this.maxLength = Math.ceil((maxPathBytes + 256) * 4 / 3) + 64; // base64 of the payload, and the mac
   }
 
   #mac(payload: string): string {
@@ -34,30 +41,29 @@ export class CursorCodec {
   }
 
   /** Issues a cursor for `tool` with traversal arguments `args`. */
-  issue<P>(tool: string, args: unknown, state: string, position: P): string {
-    const payload: Payload<P> = { t: tool, a: argsDigest(args), s: state, p: position };
-    const encoded = Buffer.from(JSON.stringify(payload)).toString("base64url");
+  issue(tool: string, args: unknown, state: string, position: string): string {
+    const encoded = Buffer.from([tool, argsDigest(args), state, position].join("\0")).toString("base64url");
     return `${encoded}.${this.#mac(encoded)}`;
   }
 
   /** Verifies a cursor for `tool` and `args`; throws `cursor is not valid` unless it was issued exactly so. */
-  open<P>(cursor: string, tool: string, args: unknown): CursorClaims<P> {
+  open(cursor: string, tool: string, args: unknown): CursorClaims {
     const invalid = () => new ToolError(INVALID_CURSOR_MESSAGE);
-    if (cursor.length > MAX_CURSOR_LENGTH) throw invalid();
+    if (cursor.length > this.maxLength) throw invalid();
     const dot = cursor.indexOf(".");
     if (dot < 0) throw invalid();
     const encoded = cursor.slice(0, dot);
     const given = Buffer.from(cursor.slice(dot + 1));
     const expected = Buffer.from(this.#mac(encoded));
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
-    const payload = JSON.parse(Buffer.from(encoded, "base64url").toString()) as Payload<P>;
-    if (payload.t !== tool || payload.a !== argsDigest(args)) throw invalid();
-    return { state: payload.s, position: payload.p };
+    const [t, a, state, ...position] = Buffer.from(encoded, "base64url").toString().split("\0");
+    if (t !== tool || a !== argsDigest(args)) throw invalid();
+    return { state, position: position.join("\0") };
   }
 }
 
 /** Refuses a cursor whose bound state no longer matches. */
-export function assertState(claims: CursorClaims<unknown>, current: string): void {
+export function assertState(claims: CursorClaims, current: string): void {
   if (claims.state !== current) throw new ToolError(STALE_CURSOR_MESSAGE);
 }
 

@@ -25,9 +25,9 @@ export class ConfigError extends Error {
 
 /** A failed tool call. Its message is the `isError` text: one actionable line, no stack, errno or host path. */
 export class ToolError extends Error {
-  /** Makes a tool failure from one short line, without a host path. */
-  constructor(message: string) {
-    super(message);
+  /** Makes a tool failure from one short line, without a host path; `options.cause`: the failure behind it. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = "ToolError";
   }
 }

@@ -119,6 +119,18 @@ export class Inventory {
     return { paths, more, state: tree.digest };
   }
 
+  /**
+   * Whether `rel` is a served file: listed, byte for byte, by its directory,
+   * which its own directory lists, up to the root. A name is served only as
+   * the directory spells it, so on a filesystem that folds case or Unicode
+   * forms, `TOP.KEY` never reaches an excluded `top.key`.
+   */
+  isFile(rel: string): boolean {
+    const slash = rel.lastIndexOf("/");
+    const dir = slash < 0 ? "" : rel.slice(0, slash);
+    return this.#entry(dir, depthOf(dir), false)?.listing.has(rel.slice(slash + 1)) ?? false;
+  }
+
   /** Served file paths at or below `dir`, in bytewise order. */
   *files(dir: string): Generator<string> {
     yield* this.#tree(dir, depthOf(dir), false)?.files(dir === "" ? "" : `${dir}/`) ?? [];
@@ -126,14 +138,18 @@ export class Inventory {
 
   /**
    * The validated cache entry of a directory, or `null`. `checked`: it is a
-   * listed subdirectory, already admitted; one that cannot be read serves
-   * nothing, while the directory a call names throws for the call to report.
+   * listed subdirectory, reached by a walk; one that cannot be read serves
+   * nothing. A directory a call names must be listed by its parent, byte for
+   * byte (see `isFile`), and throws for the call to report when it cannot
+   * be read.
    */
   #entry(dir: string, depth: number, checked: boolean): CachedDir | null {
     const cached = this.#cache.get(dir);
-    if (!checked && cached === undefined) {
-      if (depth > this.#maxDepth) return null;
-      if (dir !== "" && !this.#selector.mayContain(dir)) return null;
+    if (!checked && dir !== "") {
+      if (cached === undefined && (depth > this.#maxDepth || !this.#selector.mayContain(dir))) return null;
+      const slash = dir.lastIndexOf("/");
+      const parent = this.#entry(slash < 0 ? "" : dir.slice(0, slash), depth - 1, false);
+      if (!parent?.listing.has(`${dir.slice(slash + 1)}/`)) return null;
     }
     try {
       return this.#validate(dir, depth, cached);

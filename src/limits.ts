@@ -10,6 +10,8 @@ export interface Limits {
   readonly readChunkBytes: number;
   /** Bytes `search_text` scans in one call before it returns a progress cursor. */
   readonly searchScanBytes: number;
+  /** Files `search_text` opens in one call before it returns a progress cursor. */
+  readonly searchScanFiles: number;
   /** Longest `query`, in UTF-8 bytes. */
   readonly maxQueryBytes: number;
   /** Largest `write_text_file` payload, in UTF-8 bytes. */
@@ -28,6 +30,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   maxPageItems: 1_000,
   readChunkBytes: 16_384,
   searchScanBytes: 64 * 1024 * 1024,
+  searchScanFiles: 10_000,
   maxQueryBytes: 256,
   maxWriteBytes: 65_536,
   maxFileBytes: 256 * 1024 * 1024,
@@ -43,6 +46,7 @@ const MINIMUMS: Readonly<Limits> = {
   maxPageItems: 1,
   readChunkBytes: 4,
   searchScanBytes: 1,
+  searchScanFiles: 1,
   maxQueryBytes: 1,
   maxWriteBytes: 0,
   maxFileBytes: 0,
@@ -53,11 +57,20 @@ const MINIMUMS: Readonly<Limits> = {
 /** The largest value any limit takes: the largest integer a number holds exactly. */
 export const MAX_LIMIT = Number.MAX_SAFE_INTEGER;
 
-function limitProblem(value: unknown, min: number): string | undefined {
-  const range = `must be an integer from ${min} to ${MAX_LIMIT}`;
+/**
+ * The largest `maxWriteBytes`: a write's content travels in one request, one
+ * stdin line of at most 16 MiB, where JSON escapes a byte in up to 6, so a
+ * larger payload could never arrive (it was dropped unanswered).
+ */
+export const MAX_WRITE_BYTES_LIMIT = 2 * 1024 * 1024;
+
+const MAXIMUMS: Partial<Record<keyof Limits, number>> = { maxWriteBytes: MAX_WRITE_BYTES_LIMIT };
+
+function limitProblem(value: unknown, min: number, max: number): string | undefined {
+  const range = `must be an integer from ${min} to ${max}`;
   if (typeof value !== "number" || Number.isNaN(value)) return range;
   // Name the bound that was crossed: 1e20 is too large, not "not an integer".
-  if (value > MAX_LIMIT) return `must be at most ${MAX_LIMIT}`;
+  if (value > max) return `must be at most ${max}`;
   if (value < min) return `must be at least ${min}`;
   return Number.isInteger(value) ? undefined : range;
 }
@@ -72,7 +85,11 @@ export function resolveLimits(partial: Partial<Limits> = {}): Limits {
   for (const [key, value] of Object.entries(partial)) {
     if (value === undefined) continue;
     if (!Object.hasOwn(DEFAULT_LIMITS, key)) throw new ConfigError(`unknown limit ${JSON.stringify(key)}`);
-    const problem = limitProblem(value, MINIMUMS[key as keyof Limits]);
+    const problem = limitProblem(
+      value,
+      MINIMUMS[key as keyof Limits],
+      MAXIMUMS[key as keyof Limits] ?? MAX_LIMIT,
+    );
     if (problem !== undefined) throw new ConfigError(problem, `limits.${key}`);
     limits[key] = value;
   }

@@ -87,6 +87,13 @@ export class Listing {
     return compareBytes(this.text, this.starts[i], this.starts[i] + length, s, from, from + length) === 0;
   }
 
+  /** Whether `key` (a file's name, or a directory's name and `/`) is one of the keys, byte for byte. */
+  has(key: string): boolean {
+    const bytes = Buffer.from(key, "utf8");
+    const i = firstIndex(this.length, (i) => this.compareKey(i, bytes, 0) >= 0);
+    return i < this.length && this.compareKey(i, bytes, 0) === 0;
+  }
+
   /** The first key index greater than `s` from byte `from` on. */
   firstAfter(s: Uint8Array, from: number): number {
     return firstIndex(this.length, (i) => this.compareKey(i, s, from) > 0);

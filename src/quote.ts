@@ -54,3 +54,18 @@ export function quoteArgument(value: string): string {
 export function refuseArgument(rule: string, value: string): ToolError {
   return new ToolError(`${rule}: ${quoteArgument(value)}`);
 }
+
+/**
+ * A path as an error text shows it after the path was accepted (`not found:
+ * <path>`): as given, cut to `MAX_ECHO_BYTES` on a character boundary and
+ * followed by `…` when longer. The server escapes control characters.
+ */
+export function shownPath(rel: string): string {
+  if (utf8Length(rel) <= MAX_ECHO_BYTES) return rel;
+  let cut = "";
+  for (const char of rel) {
+    if (utf8Length(cut + char) > MAX_ECHO_BYTES) break;
+    cut += char;
+  }
+  return `${cut}…`;
+}

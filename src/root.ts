@@ -112,6 +112,11 @@ export class Root {
     return this.#inventory.entries(dir);
   }
 
+  /** Whether `rel` is a served file, spelled exactly as its directory lists it. */
+  isFile(rel: string): boolean {
+    return this.#inventory.isFile(rel);
+  }
+
   /** Whether anything at or below `dir` is served. */
   hasServed(dir: string): boolean {
     return this.#inventory.hasServed(dir);
@@ -186,7 +191,9 @@ export function openRoot(options: RootOptions & { fs: FsPort }): Root {
     // Deno checks a permission against the path as written, without resolving links: a grant on a
     // path through a symlink does not cover the real path this server pins and opens.
     if (error.code === "denied") {
-      throw refuse("is not permitted; grant read and write permission on its real path (no symlink in it)");
+      throw refuse(
+        "is not permitted; grant read and write permission on its real path, and give that path as the root (no symlink in it)",
+      );
     }
     throw refuse(error.code === "not_directory" ? "is not a directory" : "does not exist or cannot be read");
   }

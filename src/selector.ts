@@ -114,7 +114,11 @@ class Pattern {
 export function createSelector(include: readonly string[], exclude: readonly string[] = []): Selector {
   const compile = (p: string) => new Pattern(p, compileGlob(p));
   const includes = include.map(compile);
-  const excludes = exclude.map(compile);
+  // An exclude ending in `/**` covers the name before it too (`build/**` a file named `build`),
+  // so the name an excluded directory has is decided from the name alone, never statted.
+  const excludes = exclude.flatMap((p) =>
+    p.endsWith("/**") ? [compile(p), compile(p.slice(0, -3))] : [compile(p)]
+  );
   // The root itself is never excluded (a `*` would match its empty path), only what is below it.
   const isExcludedDir = (dir: string) =>
     excludes.some((p) => (dir !== "" && p.testOrAncestor(dir)) || p.coversBelow(dir));

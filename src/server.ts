@@ -90,7 +90,7 @@ export function buildServer(
     instructions: INSTRUCTIONS,
     cacheHints: { "server/discover": CACHE_HINT, "tools/list": CACHE_HINT },
   });
-  const cursors = new CursorCodec();
+  const cursors = new CursorCodec(undefined, root.limits.maxPathBytes);
   for (const tool of TOOLS) {
     server.registerTool(tool.name, {
       title: tool.title,
@@ -168,8 +168,9 @@ function failureText(error: unknown): string {
   return "internal error: the call could not be completed";
 }
 
+// C0 and C1 controls, and the two characters that end a line in JavaScript.
 // deno-lint-ignore no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/g;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 
 function escapeControl(c: string): string {
   const short: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };

@@ -30,14 +30,15 @@ type Refusal = { code: number; message: string; data?: unknown };
 function refusalFor(message: JSONRPCMessage): Refusal | null {
   if (!("method" in message) || !("id" in message)) return null; // notifications and responses pass
   const params = (message.params ?? {}) as Record<string, unknown>;
-  const unsupported = (claim: unknown): Refusal => {
+  const unsupported = (claim: unknown, initialize = false): Refusal => {
     const requested = typeof claim === "string" ? claim : "";
     // Both versions in the message: legacy clients and tools (SDK v1, the MCP Inspector) show it, not
     // `data`. A claim that is not a plain version string is quoted, so it cannot break the line.
     const shown = /^[\w.-]{1,64}$/.test(requested) ? requested : quoteArgument(requested);
+    const why = initialize && requested === PROTOCOL_VERSION ? ", which has no initialize request" : "";
     return {
       code: ProtocolErrorCode.UnsupportedProtocolVersion,
-      message: `Unsupported protocol version ${shown}: this server speaks only ${PROTOCOL_VERSION}`,
+      message: `Unsupported protocol version ${shown}: this server speaks only ${PROTOCOL_VERSION}${why}`,
       data: { supported: [PROTOCOL_VERSION], requested },
     };
   };
@@ -45,7 +46,7 @@ function refusalFor(message: JSONRPCMessage): Refusal | null {
     code: ProtocolErrorCode.InvalidParams,
     message: `Missing params._meta["${key}"]`,
   });
-  if (message.method === "initialize") return unsupported(params.protocolVersion);
+  if (message.method === "initialize") return unsupported(params.protocolVersion, true);
   const meta = params._meta as Record<string, unknown> | undefined;
   const version = meta?.[PROTOCOL_VERSION_META_KEY];
   if (typeof version !== "string") return missing(PROTOCOL_VERSION_META_KEY);
@@ -85,8 +86,15 @@ export class VersionGate implements Transport {
     return this.#inner.start();
   }
 
-  /** Sends through the inner transport. */
+  /** Sends through the inner transport; an error's message as one line (the SDK's may span several). */
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const error = (message as { error?: { message?: unknown } }).error;
+    if (typeof error?.message === "string" && /[\r\n]/.test(error.message)) {
+      message = {
+        ...message,
+        error: { ...error, message: error.message.replace(/\s*[\r\n]+\s*/g, " ") },
+      } as JSONRPCMessage;
+    }
     return this.#inner.send(message, options);
   }
 

@@ -14,7 +14,7 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { makeRoot, RUNTIME, serverCommand, type TempRoot } from "./_harness.ts";
-import { MAX_LIMIT } from "../src/limits.ts";
+import { MAX_LIMIT, MAX_WRITE_BYTES_LIMIT } from "../src/limits.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -57,15 +57,20 @@ test(`${RUNTIME}: -h prints the same help as --help and exits 0`, () => {
 test(`${RUNTIME}: a limit flag past its largest value names that bound and the flag`, () => {
   const root = realRoot();
   try {
-    for (const flag of ["--max-write-bytes", "--max-file-bytes", "--max-result-bytes"]) {
-      for (const value of ["99999999999999999999", String(MAX_LIMIT + 1)]) {
+    const bounds = [
+      ["--max-write-bytes", MAX_WRITE_BYTES_LIMIT], // a larger write could not arrive in one stdin line
+      ["--max-file-bytes", MAX_LIMIT],
+      ["--max-result-bytes", MAX_LIMIT],
+    ] as const;
+    for (const [flag, max] of bounds) {
+      for (const value of ["99999999999999999999", String(max + 1)]) {
         const result = cli(root, ["--root", root.path, "--include", "**", flag, value]);
         assert.equal(result.status, 64, `${flag} ${value}`);
         assert.equal(result.stdout, "");
-        assert.equal(result.stderr, `ptc-fs-mcp: ${flag} must be at most ${MAX_LIMIT}\n`);
+        assert.equal(result.stderr, `ptc-fs-mcp: ${flag} must be at most ${max}\n`);
       }
       // The bound itself is accepted: the server starts, and ends at end of input.
-      const largest = cli(root, ["--root", root.path, "--include", "**", flag, String(MAX_LIMIT)]);
+      const largest = cli(root, ["--root", root.path, "--include", "**", flag, String(max)]);
       assert.equal(largest.status, 0, largest.stderr);
       assert.equal(largest.stderr, "");
     }

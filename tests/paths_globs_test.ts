@@ -227,12 +227,13 @@ test("createSelector prunes directories that no include reaches or an exclude co
   assert.equal(deep.isServed("any/deep/dir/a.txt"), false);
 });
 
-test("createSelector: a trailing '**' exclude covers a directory's contents, not a file of that name", () => {
+test("createSelector: a trailing '**' exclude covers a directory's contents and its name", () => {
   const selector = createSelector(["**"], ["build/**", "*.log"]);
   assert.equal(selector.isExcludedDir("build"), true);
   assert.equal(selector.mayContain("build"), false);
   assert.equal(selector.isServed("build/out.js"), false);
-  assert.equal(selector.isServed("build"), true);
+  // The name itself too, so an excluded directory's name is never statted to learn what it is.
+  assert.equal(selector.isServed("build"), false);
   // `*.log` matches a path of one segment: a file, or a directory and so everything below it.
   assert.equal(selector.isServed("a.log"), false);
   assert.equal(selector.isExcludedDir("a.log"), true);

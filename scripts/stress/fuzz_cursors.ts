@@ -65,7 +65,7 @@ const issueArbitrary = fc.record({
   tool: fc.constantFrom("list_directory", "search_files", "search_text", "read_text_file"),
   args: fc.dictionary(fc.constantFrom("path", "query"), fc.string({ maxLength: 8 })),
   state: fc.stringMatching(/^[0-9a-f]{64}$/),
-  position: fc.jsonValue({ maxDepth: 2 }),
+  position: fc.jsonValue({ maxDepth: 2 }).map((value) => JSON.stringify(value) ?? "null"), // a position is text
   mutation: mutationArbitrary,
   otherArgs: fc.dictionary(fc.constantFrom("path", "query"), fc.string({ maxLength: 8 })),
 });

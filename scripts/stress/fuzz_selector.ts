@@ -55,9 +55,13 @@ const caseArbitrary = fc.record({
   paths: fc.uniqueArray(pathArbitrary, { minLength: 1, maxLength: 24 }),
 });
 
-/** Served: some include matches, and no exclude matches the path or one of its ancestors. */
+/**
+ * Served: some include matches, and no exclude matches the path or one of its ancestors (an exclude
+ * ending in `/**` also matching the name before it).
+ */
 function referenceServed(include: readonly string[], exclude: readonly string[], path: string): boolean {
-  const excluded = [...dirsOf(path), path].some((p) => exclude.some((g) => referenceMatch(g, p)));
+  const globs = exclude.flatMap((g) => g.endsWith("/**") ? [g, g.slice(0, -3)] : [g]);
+  const excluded = [...dirsOf(path), path].some((p) => globs.some((g) => referenceMatch(g, p)));
   return include.some((g) => referenceMatch(g, path)) && !excluded;
 }
 

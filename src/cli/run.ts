@@ -13,6 +13,7 @@ import { buildServer } from "../server.ts";
 import { ResultLines } from "../result_line.ts";
 import type { FsPort } from "../ports/fs_port.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
+import { onStopSignal } from "./signals.ts";
 import { StdioTransport } from "./stdio.ts";
 
 const EXIT_USAGE = 64; // a configuration error (`EX_USAGE`)
@@ -71,12 +72,13 @@ function parseFlags(
       strict: true,
       allowPositionals: false,
       options: {
-        root: { type: "string" },
+        // Every value flag is collected, so one given twice is refused rather than the last one winning.
+        root: { type: "string", multiple: true },
         include: { type: "string", multiple: true },
         exclude: { type: "string", multiple: true },
-        "max-write-bytes": { type: "string" },
-        "max-file-bytes": { type: "string" },
-        "max-result-bytes": { type: "string" },
+        "max-write-bytes": { type: "string", multiple: true },
+        "max-file-bytes": { type: "string", multiple: true },
+        "max-result-bytes": { type: "string", multiple: true },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean" },
       },
@@ -88,17 +90,25 @@ function parseFlags(
   const { values } = parsed;
   if (values.help) return { print: USAGE };
   if (values.version) return { print: `${SERVER_NAME} ${VERSION}\n` };
-  if (values.root === undefined) throw new ConfigError("--root is required (see --help)");
+  const once = (flag: "root" | keyof typeof LIMIT_FLAGS): string | undefined => {
+    const given = values[flag];
+    if (given && given.length > 1) {
+      throw new ConfigError(`--${flag} was given ${given.length} times; give it once`);
+    }
+    return given?.[0];
+  };
+  const root = once("root");
+  if (root === undefined) throw new ConfigError("--root is required (see --help)");
   if (values.include === undefined) throw new ConfigError(NO_INCLUDE);
   const limits: Partial<Record<keyof Limits, number>> = {};
   for (const [flag, key] of Object.entries(LIMIT_FLAGS)) {
-    const raw = values[flag as keyof typeof LIMIT_FLAGS];
+    const raw = once(flag as keyof typeof LIMIT_FLAGS);
     if (raw === undefined) continue;
     if (!/^\d+$/.test(raw)) throw new ConfigError(`--${flag} must be a whole number of bytes`);
     limits[key] = Number(raw);
   }
   return {
-    serve: { root: values.root, include: values.include, exclude: values.exclude ?? [], limits },
+    serve: { root, include: values.include, exclude: values.exclude ?? [], limits },
   };
 }
 
@@ -120,9 +130,9 @@ export function runCli(args: readonly string[], fs: FsPort): void {
     const root = openRoot({ ...action.serve, fs });
     if (!root.selector.reachesRootLevel) process.stderr.write(`${READ_ONLY_WARNING}\n`);
     const results = new ResultLines(); // the server records, the transport writes
-    const stdio = new StdioTransport(process.stdin, process.stdout, results);
-    process.on("SIGTERM", stdio.finish);
-    process.on("SIGINT", stdio.finish);
+    const warn = (line: string) => process.stderr.write(`${SERVER_NAME}: ${line}\n`);
+    const stdio = new StdioTransport(process.stdin, process.stdout, results, warn);
+    onStopSignal(stdio.finish);
     stdio.closed.then(() => process.exit(0));
     buildServer(root, undefined, results).connect(stdio);
   } catch (error) {

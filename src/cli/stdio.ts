@@ -21,7 +21,7 @@ import { deserializeMessage } from "@modelcontextprotocol/server";
 import type { JSONRPCMessage, Transport } from "../version_gate.ts";
 import { ByteSink, encodeLine, type ResultLines } from "../result_line.ts";
 
-const MAX_LINE_BYTES = 16 * 1024 * 1024;
+export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 const NEWLINE = 0x0a;
 
@@ -39,6 +39,7 @@ export class StdioTransport implements Transport {
   readonly #input: Readable;
   readonly #output: Writable;
   readonly #results: ResultLines | undefined;
+  readonly #warn: (line: string) => void;
   #line: Buffer[] = []; // the start of the current line
   #lineBytes = 0;
   #dropping = false; // the current line is over the cap: skip to its end
@@ -49,18 +50,27 @@ export class StdioTransport implements Transport {
   #resolveClosed!: () => void;
   #spare: ByteSink | undefined = new ByteSink(); // a line buffer no write in flight holds
 
-  /** @param results What the server recorded, by request id (none: every line is plain JSON). */
-  constructor(input: Readable, output: Writable, results?: ResultLines) {
+  /**
+   * @param results What the server recorded, by request id (none: every line is plain JSON).
+   * @param warn Where a one-line diagnostic goes (stderr, for the binary).
+   */
+  constructor(
+    input: Readable,
+    output: Writable,
+    results?: ResultLines,
+    warn: (line: string) => void = () => {},
+  ) {
     this.#input = input;
     this.#output = output;
     this.#results = results;
+    this.#warn = warn;
     this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
   }
 
   /** Starts reading. */
   start(): Promise<void> {
     this.#input.on("data", this.#onData);
-    this.#input.on("end", this.finish);
+    this.#input.on("end", this.#onEnd);
     this.#input.on("error", this.#onStreamError);
     this.#output.on("error", this.#onStreamError); // a reader gone away: nothing more can be answered
     return Promise.resolve();
@@ -102,7 +112,7 @@ export class StdioTransport implements Transport {
       this.#isClosed = true;
       this.#finishing = true;
       this.#input.off("data", this.#onData);
-      this.#input.off("end", this.finish);
+      this.#input.off("end", this.#onEnd);
       this.#input.off("error", this.#onStreamError);
       this.#input.pause();
       this.onclose?.();
@@ -114,6 +124,12 @@ export class StdioTransport implements Transport {
   #closeWhenAnswered(): void {
     if (this.#finishing && this.#unanswered.size === 0 && this.#writes === 0) void this.close();
   }
+
+  /** The end of input: a last line without its newline is still a whole message. */
+  readonly #onEnd = (): void => {
+    if (!this.#finishing && !this.#dropping && this.#lineBytes > 0) this.#receive(Buffer.concat(this.#line));
+    this.finish();
+  };
 
   readonly #onStreamError = (error: Error): void => {
     this.onerror?.(error);
@@ -129,6 +145,7 @@ export class StdioTransport implements Transport {
         if (this.#lineBytes > MAX_LINE_BYTES) {
           this.#dropping = true;
           this.#line = [];
+          this.#warn(`dropped a message longer than ${MAX_LINE_BYTES} bytes; it gets no answer`);
         } else this.#line.push(chunk.subarray(at, end));
       }
       if (newline < 0) return;
@@ -142,11 +159,20 @@ export class StdioTransport implements Transport {
   };
 
   #receive(line: Buffer): void {
+    const text = line.toString("utf8").replace(/\r$/, "");
+    if (text.trim() === "") return;
     let message: JSONRPCMessage;
     try {
-      message = deserializeMessage(line.toString("utf8").replace(/\r$/, ""));
-    } catch {
-      return; // not a JSON-RPC message: skipped, as the SDK skips it
+      message = deserializeMessage(text);
+    } catch (error) {
+      // JSON-RPC's answers to a line that is not JSON, or not one request, response or notification.
+      if (error instanceof SyntaxError) void this.#refuse(null, -32700, "Parse error: the line is not JSON");
+      else {void this.#refuse(
+          idOf(text),
+          -32600,
+          "Invalid request: not one JSON-RPC 2.0 message (no batches)",
+        );}
+      return;
     }
     if ("method" in message) {
       if ("id" in message) {
@@ -164,6 +190,10 @@ export class StdioTransport implements Transport {
     this.onmessage?.(message);
   }
 
+  #refuse(id: string | number | null, code: number, message: string): Promise<void> {
+    return this.send({ jsonrpc: "2.0", id, error: { code, message } } as JSONRPCMessage).catch(() => {});
+  }
+
   #settle(id: string | number): void {
     const key = JSON.stringify(id);
     const count = this.#unanswered.get(key);
@@ -171,4 +201,10 @@ export class StdioTransport implements Transport {
     if (count > 1) this.#unanswered.set(key, count - 1);
     else this.#unanswered.delete(key);
   }
+}
+
+/** The id of a line that is JSON but no valid message, when it has a usable one. */
+function idOf(text: string): string | number | null {
+  const id = (JSON.parse(text) as { id?: unknown } | null)?.id;
+  return typeof id === "string" || typeof id === "number" ? id : null;
 }

@@ -68,8 +68,9 @@ export const denoPort: FsPort = {
     try {
       return infoOf(Deno.lstatSync(path));
     } catch (error) {
-      if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) return null;
-      throw fsError(error);
+      const failure = fsError(error);
+      if (failure.code === "not_found" || failure.code === "not_directory") return null;
+      throw failure;
     }
   },
   holdDirectory: (path) => holdDirectory(path, fsError),

@@ -33,6 +33,9 @@ const BY_ERRNO: Readonly<Record<string, FsErrorCode>> = {
   EPERM: "denied",
   EISDIR: "not_regular",
   ENXIO: "not_regular",
+  ENAMETOOLONG: "not_found", // a name longer than the system takes cannot exist
+  EMFILE: "busy", // out of descriptors: the call fails, a file is never skipped as if unreadable
+  ENFILE: "busy",
 };
 
 /** An error as an `FsError`, by its errno `code` (`io` for any other); an `FsError` passes unchanged. */

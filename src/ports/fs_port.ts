@@ -72,6 +72,7 @@ export type FsErrorCode =
   | "exists"
   | "changed"
   | "denied"
+  | "busy"
   | "io";
 
 /** A filesystem failure, already stripped of errno text and host paths. */

@@ -43,9 +43,9 @@ export const nodePort: FsPort = {
     try {
       return infoOf(fs.lstatSync(path, { bigint: true }));
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException)?.code;
-      if (code === "ENOENT" || code === "ENOTDIR") return null;
-      throw fsErrorOf(error);
+      const failure = fsErrorOf(error);
+      if (failure.code === "not_found" || failure.code === "not_directory") return null;
+      throw failure;
     }
   },
   holdDirectory: (path) => holdDirectory(path, fsErrorOf),

@@ -62,6 +62,29 @@ export function identityOf(root: Root, rel: string): FileInfo | null {
   }
 }
 
+/**
+ * Scans that run at once in a process; more calls wait their turn. Each
+ * holds a window and descriptors: 800 pipelined calls, unbounded, held
+ * 820 MiB and ran out of descriptors.
+ */
+export const MAX_CONCURRENT_SCANS = 4;
+let running = 0;
+const waiting: (() => void)[] = [];
+
+/** Waits for a scan slot; returns the function that gives it back (to the next caller waiting, if any). */
+export async function scanSlot(): Promise<() => void> {
+  if (running < MAX_CONCURRENT_SCANS) running++;
+  else await new Promise<void>((resolve) => waiting.push(resolve)); // handed over, `running` unchanged
+  let held = true;
+  return () => {
+    if (!held) return;
+    held = false;
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  };
+}
+
 // The window buffer a finished call leaves for the next, so a process keeps one rather than
 // allocating one per call (a call in progress takes it; a concurrent call allocates its own).
 let spareBuffer: Buffer | null = null;
@@ -77,6 +100,7 @@ export class Scan {
   readonly #maxItems: number;
   #room: number;
   #scanned = 0;
+  #files = 0; // files opened
   #yieldedAt = performance.now(); // when the call last yielded (or started)
   readonly #windowBytes: number;
   #buffer: Buffer | null = null; // allocated on demand, only as large as the files need
@@ -95,7 +119,7 @@ export class Scan {
   /** Scans one file from `from`; returns where to continue when this call must stop. */
   async file(from: Position, record: (info: FileInfo | null) => void): Promise<Position | null> {
     const root = this.#root;
-    if (this.#scanned >= root.limits.searchScanBytes) {
+    if (this.#scanned >= root.limits.searchScanBytes || this.#files >= root.limits.searchScanFiles) {
       // Stopping before this file: bind its identity as the next call will check it.
       record(identityOf(root, from.f));
       return from;
@@ -104,13 +128,18 @@ export class Scan {
     // (a line longer than the budget is scanned whole).
     const first = this.#scanned === 0;
     await this.#checkpoint();
+    this.#files++;
     let opened;
     try {
       opened = openServedFile(root, from.f);
     } catch (error) {
-      if (!(error instanceof ToolError) || error.message === ROOT_MOVED_MESSAGE) throw error;
+      // Gone, a link, not a regular file, not readable: skipped. But a file being replaced, or one
+      // the server could not open for want of descriptors, fails the call: a skip would be a silent miss.
+      const cause = error instanceof ToolError ? error.cause : undefined;
+      const transient = cause instanceof FsError && ["changed", "busy", "io"].includes(cause.code);
+      if (!(error instanceof ToolError) || error.message === ROOT_MOVED_MESSAGE || transient) throw error;
       record(identityOf(root, from.f));
-      return null; // gone, swapped for a link, not regular or not readable: skipped
+      return null;
     }
     const { handle, info } = opened;
     try {

@@ -7,9 +7,10 @@
  * @module
  */
 import * as z from "zod";
+import { shownPath } from "../quote.ts";
 import { compareBytewise } from "../bytes.ts";
 import { assertState } from "../cursor.ts";
-import { admit, checkParents, checkPathArgument, notFound, refusal } from "../confine.ts";
+import { admit, checkPathArgument, notFound, notServed, refusal } from "../confine.ts";
 import { Digest } from "../hashing.ts";
 import { ToolError } from "../errors.ts";
 import { fitPage, pageSchema } from "../page.ts";
@@ -48,16 +49,15 @@ export const listDirectory: Tool<typeof inputSchema, ReturnType<typeof pageSchem
     let entries: ServedEntries | null;
     let isFile = false;
     try {
-      checkParents(root, dir);
       entries = may.directory ? root.entries(dir) : null;
-      if (entries === null && may.file) isFile = root.lstat(dir)?.kind === "file";
+      if (entries === null && may.file) isFile = root.isFile(dir);
     } catch (error) {
       throw refusal(error, dir);
     }
     if (entries === null) {
       throw isFile
-        ? new ToolError(`${dir} is a file, not a directory; read it with read_text_file`)
-        : notFound(dir);
+        ? new ToolError(`${shownPath(dir)} is a file, not a directory; read it with read_text_file`)
+        : notServed(root, dir);
     }
     if (dir !== "" && entries.length === 0) throw notFound(dir); // an unserved directory never shows
 
@@ -65,7 +65,7 @@ export const listDirectory: Tool<typeof inputSchema, ReturnType<typeof pageSchem
     const args = { path: dir };
     let start = 0;
     if (cursor !== undefined) {
-      const claims = ctx.cursors.open<string>(cursor, NAME, args);
+      const claims = ctx.cursors.open(cursor, NAME, args);
       assertState(claims, state);
       start = firstIndex(entries.length, (i) => compareBytewise(entries.name(i), claims.position) > 0);
     }

@@ -67,7 +67,7 @@ export const readTextFile: Tool<typeof inputSchema, ReturnType<typeof pageSchema
     const { root } = ctx;
     const rel = checkPathArgument(root, path, false);
     const args = { path: rel };
-    const claims = cursor === undefined ? undefined : ctx.cursors.open<string>(cursor, NAME, args);
+    const claims = cursor === undefined ? undefined : ctx.cursors.open(cursor, NAME, args);
     const { handle, info } = openServedFile(root, rel);
     try {
       const size = info.size;

@@ -32,7 +32,7 @@ export const searchFiles: Tool<typeof inputSchema, ReturnType<typeof pageSchema<
   run({ query, cursor, limit }, ctx) {
     checkQuery(ctx.root, query);
     const args = { query };
-    const claims = cursor === undefined ? undefined : ctx.cursors.open<string>(cursor, NAME, args);
+    const claims = cursor === undefined ? undefined : ctx.cursors.open(cursor, NAME, args);
     const after = claims?.position;
     const cap = pageCap(ctx, limit);
 

@@ -10,15 +10,25 @@
 import * as z from "zod";
 import { Buffer } from "node:buffer";
 import { compareBytewise } from "../bytes.ts";
-import { admit, checkParents, checkPathArgument, notFound, refusal } from "../confine.ts";
+import { admit, checkPathArgument, notServed, refusal } from "../confine.ts";
 import { assertState } from "../cursor.ts";
 import { STALE_CURSOR_MESSAGE, ToolError } from "../errors.ts";
 import { Digest } from "../hashing.ts";
 import { IdentityRecords } from "../identity.ts";
 import { fitPage, type Page, pageSchema } from "../page.ts";
 import type { Root } from "../root.ts";
-import { identityOf, type Match, type Position, Scan } from "../search/scan.ts";
-import { argumentsSchema, checkQuery, pageCap, pagingArgs, queryArg, READ_ONLY, type Tool } from "./tool.ts";
+import { identityOf, type Match, type Position, Scan, scanSlot } from "../search/scan.ts";
+import {
+  argumentsSchema,
+  checkQuery,
+  pageCap,
+  pagingArgs,
+  queryArg,
+  READ_ONLY,
+  type Reply,
+  type Tool,
+  type ToolContext,
+} from "./tool.ts";
 
 const item = z.object({
   path: z.string(),
@@ -46,80 +56,103 @@ export const searchText: Tool<typeof inputSchema, ReturnType<typeof pageSchema<t
   inputSchema,
   outputSchema: pageSchema(item),
   annotations: READ_ONLY,
-  async run({ query, path = "", cursor, limit }, ctx) {
-    const { root } = ctx;
-    checkQuery(root, query);
-    const scope = checkPathArgument(root, path, true);
-    const args = { query, path: scope };
-    const claims = cursor === undefined ? undefined : ctx.cursors.open<Position>(cursor, NAME, args);
-    const files = scopeFiles(root, scope);
-
-    const paths = new Digest().text(files.length === 0 ? "" : `${files.join("\n")}\n`).hex();
-    const identities = new IdentityRecords(files.length); // of every file up to the position
-    const stateAt = (f: string) => {
-      let through = 0;
-      while (through < identities.count && compareBytewise(files[through], f) <= 0) through++;
-      return identities.digest(paths, through);
-    };
-    let start: Position = { f: files[0] ?? "", o: 0, l: 1 };
-    let index = 0;
-    if (claims) {
-      start = claims.position;
-      for (; index < files.length && compareBytewise(files[index], start.f) <= 0; index++) {
-        identities.set(index, identityOf(root, files[index]));
-      }
-      assertState(claims, stateAt(start.f));
-      if (index > 0 && files[index - 1] === start.f) index--; // resume in it
-    }
-
-    const scan = new Scan(root, Buffer.from(query), pageCap(ctx, limit), ctx.maxBytes, ctx.signal);
-    let position: Position | null = start;
+  async run(args, ctx) {
+    // At most `MAX_CONCURRENT_SCANS` calls scan at once; the others wait here, holding nothing.
+    const release = await scanSlot();
     try {
-      for (; index < files.length; index++) {
-        const file = files[index];
-        const resumed = claims !== undefined && file === start.f;
-        const stop = await scan.file(resumed ? start : { f: file, o: 0, l: 1 }, (info) => {
-          // The file a cursor resumes in must be the very one its state was checked against: if it
-          // was replaced since, the offset points into another version.
-          if (resumed && !identities.same(index, info)) throw new ToolError(STALE_CURSOR_MESSAGE);
-          identities.set(index, info);
-        });
-        if (stop) {
-          position = stop;
-          break;
-        }
-      }
+      return await searchPage(args, ctx);
     } finally {
-      scan.release();
+      release();
     }
-    if (index >= files.length) position = null;
-
-    const page = fitPage(ctx, scan.items, (n): Page<Item> => {
-      const at = n === scan.items.length ? position : scan.after[n - 1] ?? start;
-      return {
-        items: scan.items.slice(0, n),
-        next_cursor: at === null ? null : ctx.cursors.issue(NAME, args, stateAt(at.f), at),
-        content_hash: scan.items.slice(0, n).reduce(
-          (d, i) => d.text(`${i.path}\t${i.line}\t${i.text}\n`),
-          new Digest(),
-        ).contentHash(),
-      };
-    });
-    return { value: page };
   },
 };
+
+/** One page of `search_text`, in a scan slot. */
+async function searchPage(
+  { query, path = "", cursor, limit }: z.infer<typeof inputSchema>,
+  ctx: ToolContext,
+): Promise<Reply<Page<Item>>> {
+  const { root } = ctx;
+  checkQuery(root, query);
+  const scope = checkPathArgument(root, path, true);
+  const args = { query, path: scope };
+  const claims = cursor === undefined ? undefined : ctx.cursors.open(cursor, NAME, args);
+  const files = scopeFiles(root, scope);
+
+  const paths = new Digest().text(files.length === 0 ? "" : `${files.join("\n")}\n`).hex();
+  const identities = new IdentityRecords(files.length); // of every file up to the position
+  const stateAt = (f: string) => {
+    let through = 0;
+    while (through < identities.count && compareBytewise(files[through], f) <= 0) through++;
+    return identities.digest(paths, through);
+  };
+  let start: Position = { f: files[0] ?? "", o: 0, l: 1 };
+  let index = 0;
+  if (claims) {
+    start = parsePosition(claims.position);
+    for (; index < files.length && compareBytewise(files[index], start.f) <= 0; index++) {
+      identities.set(index, identityOf(root, files[index]));
+    }
+    assertState(claims, stateAt(start.f));
+    if (index > 0 && files[index - 1] === start.f) index--; // resume in it
+  }
+
+  const scan = new Scan(root, Buffer.from(query), pageCap(ctx, limit), ctx.maxBytes, ctx.signal);
+  let position: Position | null = start;
+  try {
+    for (; index < files.length; index++) {
+      const file = files[index];
+      const resumed = claims !== undefined && file === start.f;
+      const stop = await scan.file(resumed ? start : { f: file, o: 0, l: 1 }, (info) => {
+        // The file a cursor resumes in must be the very one its state was checked against: if it
+        // was replaced since, the offset points into another version.
+        if (resumed && !identities.same(index, info)) throw new ToolError(STALE_CURSOR_MESSAGE);
+        identities.set(index, info);
+      });
+      if (stop) {
+        position = stop;
+        break;
+      }
+    }
+  } finally {
+    scan.release();
+  }
+  if (index >= files.length) position = null;
+
+  const page = fitPage(ctx, scan.items, (n): Page<Item> => {
+    const at = n === scan.items.length ? position : scan.after[n - 1] ?? start;
+    return {
+      items: scan.items.slice(0, n),
+      next_cursor: at === null ? null : ctx.cursors.issue(NAME, args, stateAt(at.f), positionText(at)),
+      content_hash: scan.items.slice(0, n).reduce(
+        (d, i) => d.text(`${i.path}\t${i.line}\t${i.text}\n`),
+        new Digest(),
+      ).contentHash(),
+    };
+  });
+  return { value: page };
+}
+
+/** A cursor's position as text: offset and line first, so the path may hold any character. */
+function positionText({ f, o, l }: Position): string {
+  return `${o}:${l}:${f}`;
+}
+
+function parsePosition(text: string): Position {
+  const [o, l] = text.split(":", 2);
+  return { o: Number(o), l: Number(l), f: text.slice(o.length + l.length + 2) };
+}
 
 /** The served files a scope names: one file, or every file below a directory. */
 function scopeFiles(root: Root, scope: string): string[] {
   const may = admit(root, scope, "either"); // from the name first: an unserved scope is never touched
   let files: string[] = [];
   try {
-    checkParents(root, scope);
-    if (may.file && root.lstat(scope)?.kind === "file") return [scope];
+    if (may.file && root.isFile(scope)) return [scope];
     if (may.directory) files = [...root.files(scope)];
   } catch (error) {
     throw refusal(error, scope);
   }
-  if (scope !== "" && files.length === 0) throw notFound(scope);
+  if (scope !== "" && files.length === 0) throw notServed(root, scope);
   return files;
 }

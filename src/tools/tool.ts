@@ -75,6 +75,10 @@ export const queryArg = z.string().min(1).describe("Literal text to look for (on
 export function checkQuery(root: Root, query: string): void {
   if (query === "") throw refuseArgument("query must not be empty", query);
   if (/[\r\n]/.test(query)) throw refuseArgument("query must be one line", query);
+  // A lone surrogate has no UTF-8 form: encoded, it would become U+FFFD and match that instead.
+  if (/\p{Surrogate}/u.test(query)) {
+    throw refuseArgument("query must be Unicode text, without a lone surrogate", query);
+  }
   const max = root.limits.maxQueryBytes;
   if (utf8Length(query) > max) throw refuseArgument(`query is longer than ${max} bytes`, query);
 }

@@ -8,6 +8,7 @@
  * @module
  */
 import * as z from "zod";
+import type { Root } from "../root.ts";
 import { randomBytes } from "node:crypto";
 import { utf8 } from "../bytes.ts";
 import { refusal } from "../confine.ts";
@@ -61,6 +62,9 @@ export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
         path,
       );
     }
+    if (LONE_SURROGATE.test(content)) {
+      throw new ToolError("content must be Unicode text: it holds a lone surrogate, which has no UTF-8 form");
+    }
     const bytes = utf8(content);
     if (bytes.length > root.limits.maxWriteBytes) {
       throw new ToolError(`content is ${bytes.length} bytes; the limit is ${root.limits.maxWriteBytes}`);
@@ -75,11 +79,21 @@ export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
       throw new ToolError(`${path} is a symbolic link; links are never written through`);
     }
     if (existing && existing.kind !== "file") throw new ToolError(`${path} exists and is not a regular file`);
+    // On a filesystem that folds case or Unicode forms, the name may reach a file the root spells
+    // otherwise, and maybe excludes: only the file the root lists under this very name is replaced.
+    if (existing && !listed(root, path)) {
+      throw refuseArgument(
+        "path names a file this root lists under another spelling, so it cannot be written",
+        path,
+      );
+    }
 
     const temp = tempName(randomBytes(8).toString("hex"));
     let file: FileHandle | undefined;
     try {
-      file = root.createExclusive(temp, existing?.mode);
+      // The old file's permission bits, but never set-user-ID, set-group-ID or sticky: a write
+      // gives the file new content and this process's owner, which those bits must not carry over.
+      file = root.createExclusive(temp, existing ? existing.mode & 0o777 : undefined);
       file.writeAll(bytes);
       file.sync();
       file.close();
@@ -95,3 +109,13 @@ export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
     return { value: { path, bytes: bytes.length, content_hash: new Digest().bytes(bytes).contentHash() } };
   },
 };
+
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+function listed(root: Root, path: string): boolean {
+  try {
+    return root.isFile(path);
+  } catch (error) {
+    throw refusal(error, path);
+  }
+}

@@ -1,0 +1,272 @@
+/**
+ * Regressions from the hostile pass: each test is one way the server was
+ * made to break its contract, tried again. In process on wrapped ports where
+ * the condition cannot be made on this machine (a case-folding filesystem,
+ * descriptors running out, a file replaced on every open), end to end
+ * against the real binary otherwise.
+ *
+ * @module
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { chmodSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { makeRoot, RUNTIME, startServer, structured, toolErrorText, withServer } from "./_harness.ts";
+import { FsError, type FsPort, openRoot } from "../mod.ts";
+import { CursorCodec } from "../src/cursor.ts";
+import { nodePort } from "../src/ports/node.ts";
+import type { Root } from "../src/root.ts";
+import type { Tool } from "../src/tools/tool.ts";
+import { listDirectory } from "../src/tools/list_directory.ts";
+import { readTextFile } from "../src/tools/read_text_file.ts";
+import { searchFiles } from "../src/tools/search_files.ts";
+import { searchText } from "../src/tools/search_text.ts";
+import { writeTextFile } from "../src/tools/write_text_file.ts";
+
+/** Calls a tool's handler directly, as the server would; returns its value or its error's text. */
+async function call(root: Root, tool: Tool, args: Record<string, unknown>): Promise<unknown> {
+  const ctx = {
+    root,
+    cursors: new CursorCodec(),
+    serverInfo: { name: "test", version: "0" },
+    requestId: 1,
+    maxBytes: root.limits.maxResultBytes,
+    signal: new AbortController().signal,
+  };
+  try {
+    return (await tool.run(args as never, ctx)).value;
+  } catch (error) {
+    return `error: ${(error as Error).message}`;
+  }
+}
+
+/**
+ * The Node port on a filesystem that folds case, like the default volume of
+ * macOS: every path reaches the file spelled in lower case, while a
+ * directory lists its names as they are spelled.
+ */
+const folding: FsPort = {
+  ...nodePort,
+  realPath: (path) => nodePort.realPath(path),
+  lstat: (path) => nodePort.lstat(fold(path)),
+  openRead: (path) => nodePort.openRead(fold(path)),
+  readDir: (path) => nodePort.readDir(fold(path)),
+  holdDirectory: (path) => nodePort.holdDirectory(fold(path)),
+};
+let foldFrom = "";
+const fold = (path: string) =>
+  foldFrom !== "" && path.startsWith(foldFrom) ? foldFrom + path.slice(foldFrom.length).toLowerCase() : path;
+
+test("on a case-folding filesystem an excluded name is not reached by another spelling", async () => {
+  const temp = makeRoot({ "top.key": "SECRET", "private/key.txt": "SECRET", "a.txt": "served" });
+  try {
+    const root = openRoot({ root: temp.path, include: ["**"], exclude: ["*.key", "private"], fs: folding });
+    foldFrom = `${root.path}/`;
+    for (const path of ["TOP.KEY", "Top.key", "PRIVATE/key.txt", "Private/KEY.TXT"]) {
+      assert.equal(await call(root, readTextFile, { path }), `error: not found: ${path}`);
+      assert.equal(await call(root, searchText, { query: "SECRET", path }), `error: not found: ${path}`);
+    }
+    assert.equal(await call(root, listDirectory, { path: "PRIVATE" }), "error: not found: PRIVATE");
+    // The served file is served under its own spelling only.
+    assert.equal(
+      ((await call(root, readTextFile, { path: "a.txt" })) as { items: unknown[] }).items.length,
+      1,
+    );
+    assert.equal(await call(root, readTextFile, { path: "A.TXT" }), "error: not found: A.TXT");
+  } finally {
+    foldFrom = "";
+    temp.cleanup();
+  }
+});
+
+test("a search whose file cannot be opened for want of descriptors fails instead of skipping it", async () => {
+  const temp = makeRoot({ "a.txt": "needle\n", "b.txt": "needle\n" });
+  try {
+    const port: FsPort = {
+      ...nodePort,
+      openRead(path) {
+        if (path.endsWith("/b.txt")) throw new FsError("busy");
+        return nodePort.openRead(path);
+      },
+    };
+    const root = openRoot({ root: temp.path, include: ["**"], fs: port });
+    const text = await call(root, searchText, { query: "needle" });
+    assert.equal(text, "error: the server has too many files open; try again when fewer calls run");
+  } finally {
+    temp.cleanup();
+  }
+});
+
+test("a search whose file is replaced on every open fails instead of skipping it", async () => {
+  const temp = makeRoot({ "a.txt": "needle\n" });
+  try {
+    const port: FsPort = {
+      ...nodePort,
+      openRead() {
+        throw new FsError("changed");
+      },
+    };
+    const root = openRoot({ root: temp.path, include: ["**"], fs: port });
+    assert.equal(
+      await call(root, searchText, { query: "needle" }),
+      "error: a.txt was replaced while it was being opened; try again",
+    );
+  } finally {
+    temp.cleanup();
+  }
+});
+
+test("search_text opens at most searchScanFiles files per call and resumes where it stopped", async () => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 7; i++) files[`f${i}.txt`] = i % 2 === 0 ? "needle\n" : "hay\n";
+  const temp = makeRoot(files);
+  try {
+    const root = openRoot({ root: temp.path, include: ["**"], limits: { searchScanFiles: 2 }, fs: nodePort });
+    const ctx = {
+      root,
+      cursors: new CursorCodec(),
+      serverInfo: { name: "test", version: "0" },
+      requestId: 1,
+      maxBytes: root.limits.maxResultBytes,
+      signal: new AbortController().signal,
+    };
+    const paths: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const { value } = await searchText.run({ query: "needle", ...(cursor ? { cursor } : {}) }, ctx);
+      paths.push(...value.items.map((i) => i.path));
+      cursor = (value.next_cursor as string | null) ?? undefined;
+      pages++;
+    } while (cursor !== undefined);
+    assert.deepEqual(paths, ["f0.txt", "f2.txt", "f4.txt", "f6.txt"]);
+    assert.equal(pages, 4, "two files a call: seven files take four calls");
+  } finally {
+    temp.cleanup();
+  }
+});
+
+test("a path of control characters gets a cursor the server takes back, and the traversal goes on", async () => {
+  const name = "\x01".repeat(200);
+  const deep = [name, name, name, name, name].join("/");
+  const temp = makeRoot({ [`${deep}/x.txt`]: "x\n", "a.txt": "x\n", "zz.txt": "x\n" });
+  try {
+    const root = openRoot({ root: temp.path, include: ["**"], fs: nodePort });
+    const ctx = {
+      root,
+      cursors: new CursorCodec(undefined, root.limits.maxPathBytes),
+      serverInfo: { name: "test", version: "0" },
+      requestId: 1,
+      maxBytes: root.limits.maxResultBytes,
+      signal: new AbortController().signal,
+    };
+    const paths: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const { value } = await searchFiles.run({ query: "txt", limit: 1, ...(cursor ? { cursor } : {}) }, ctx);
+      paths.push(...value.items.map((i) => i.path));
+      cursor = (value.next_cursor as string | null) ?? undefined;
+    } while (cursor !== undefined);
+    assert.deepEqual(paths, [`${deep}/x.txt`, "a.txt", "zz.txt"]);
+  } finally {
+    temp.cleanup();
+  }
+});
+
+test(`${RUNTIME}: a write over a set-user-ID file keeps its permission bits but never set-ID or sticky bits`, async () => {
+  await withServer({ "tool": "echo hi\n" }, ["--include", "**"], async (server, root) => {
+    chmodSync(join(root.path, "tool"), 0o6755);
+    structured(await server.call("write_text_file", { path: "tool", content: "#!/bin/sh\nid\n" }));
+    assert.equal(statSync(join(root.path, "tool")).mode & 0o7777, 0o755);
+  });
+});
+
+test(`${RUNTIME}: lone surrogates are refused in a query and in a write's content`, async () => {
+  await withServer({ "a.txt": "\uFFFD\n" }, ["--include", "**"], async (server, root) => {
+    for (const tool of ["search_text", "search_files"]) {
+      assert.match(
+        toolErrorText(await server.call(tool, { query: "\ud800" })),
+        /^query must be Unicode text/,
+      );
+    }
+    const text = toolErrorText(await server.call("write_text_file", { path: "b.txt", content: "x\udc00" }));
+    assert.match(text, /^content must be Unicode text/);
+    assert.throws(() => statSync(join(root.path, "b.txt")), "nothing was written");
+  });
+});
+
+test(`${RUNTIME}: an error text shows at most 256 bytes of a path and escapes line breaks of any kind`, async () => {
+  await withServer({ "a.txt": "a" }, ["--include", "**"], async (server) => {
+    const long = "d/".repeat(400) + "x.txt";
+    const text = toolErrorText(await server.call("read_text_file", { path: long }));
+    assert.equal(text, `not found: ${long.slice(0, 256)}…`);
+    const odd = toolErrorText(await server.call("read_text_file", { path: "a\u2028b\u0085c" }));
+    assert.equal(odd, "not found: a\\u2028b\\u0085c");
+  });
+});
+
+test(`${RUNTIME}: malformed lines get JSON-RPC's errors, and a last request without a newline is answered`, async () => {
+  const root = makeRoot({ "a.txt": "a" });
+  const server = startServer(root.path);
+  try {
+    server.writeLine("{not json");
+    server.writeLine(JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "tools/list" }]));
+    server.writeLine(JSON.stringify({ jsonrpc: "1.0", id: "old", method: "tools/list" }));
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
+    server.child.stdin!.end(
+      JSON.stringify({ jsonrpc: "2.0", id: "last", method: "tools/list", params: { _meta: meta } }),
+    );
+    assert.equal(await server.exited(), 0);
+    const replies = server.lines.map((line) => JSON.parse(line));
+    assert.deepEqual(replies.slice(0, 3).map((r) => [r.id, r.error?.code]), [
+      [null, -32700],
+      [null, -32600],
+      ["old", -32600],
+    ]);
+    assert.equal(replies[3].id, "last");
+    assert.ok(Array.isArray(replies[3].result.tools));
+  } finally {
+    root.cleanup();
+  }
+});
+
+test(`${RUNTIME}: initialize claiming 2026-07-28 is told why, and --root given twice is refused`, async () => {
+  await withServer({}, ["--include", "**"], async (server) => {
+    const reply = await server.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2026-07-28", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+    });
+    assert.equal(reply.error.code, -32022);
+    assert.equal(
+      reply.error.message,
+      "Unsupported protocol version 2026-07-28: this server speaks only 2026-07-28, which has no initialize request",
+    );
+  });
+  const root = makeRoot();
+  try {
+    const twice = startServer(root.path, ["--include", "**", "--root", root.path]);
+    assert.equal(await twice.exited(), 64);
+    assert.equal(twice.stderr, "ptc-fs-mcp: --root was given 2 times; give it once\n");
+  } finally {
+    root.cleanup();
+  }
+});
+
+test(`${RUNTIME}: an exclude ending in /** also covers the name before it: never listed, read or searched`, async () => {
+  const files = { "sub/secrets/key.txt": "K", "secrets": "a file named secrets", "ok.txt": "o" };
+  await withServer(files, ["--include", "**", "--exclude", "**/secrets/**"], async (server) => {
+    for (const path of ["secrets", "sub/secrets", "sub/secrets/key.txt"]) {
+      assert.equal(toolErrorText(await server.call("read_text_file", { path })), `not found: ${path}`);
+      assert.equal(toolErrorText(await server.call("list_directory", { path })), `not found: ${path}`);
+    }
+    const listed = structured(await server.call("list_directory", {})).items.map((i: { name: string }) =>
+      i.name
+    );
+    assert.deepEqual(listed, ["ok.txt"]);
+  });
+});

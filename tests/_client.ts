@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import { type ChildProcess, spawn } from "node:child_process";
 
 /** The `_meta` every 2026-07-28 request carries. */
@@ -168,7 +169,7 @@ export class ChildClient implements Caller {
       const parts = this.#partial;
       this.#partial = [];
       parts.push(chunk.subarray(start, nl));
-      this.received(decoder.decode(parts.length === 1 ? parts[0] : concat(parts)));
+      this.received(decoder.decode(parts.length === 1 ? parts[0] : Buffer.concat(parts)));
       start = nl + 1;
     }
     if (start < chunk.length) this.#partial.push(chunk.slice(start));
@@ -259,16 +260,6 @@ export class ChildClient implements Caller {
     if (this.alive) this.child.kill("SIGKILL");
     await this.#exited;
   }
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const whole = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    whole.set(part, at);
-    at += part.length;
-  }
-  return whole;
 }
 
 /**

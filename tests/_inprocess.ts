@@ -13,12 +13,8 @@
  */
 import { InMemoryTransport, type JSONRPCMessage } from "@modelcontextprotocol/server";
 import { createServer, type Limits, openRoot, type Root } from "../mod.ts";
-import { awaitReply, makeRoot, META, type Response, structured, type TempRoot } from "./_harness.ts";
-
-/** What `traverseAll` needs: anything that can call a tool (either harness). */
-export interface Caller {
-  call(name: string, args?: Record<string, unknown>): Promise<Response>;
-}
+import { type Caller, META, Replies, type Response } from "./_client.ts";
+import { makeRoot, type TempRoot } from "./_harness.ts";
 
 /** The root options of an in-process server. */
 export interface InProcessOptions {
@@ -36,7 +32,7 @@ export class InProcessServer implements Caller {
   #client: InMemoryTransport;
   #handle: { close(): Promise<void> };
   #nextId = 1;
-  #waiting = new Map<string, (r: Response) => void>();
+  readonly #replies = new Replies();
 
   private constructor(root: Root, client: InMemoryTransport, handle: { close(): Promise<void> }) {
     this.root = root;
@@ -44,25 +40,22 @@ export class InProcessServer implements Caller {
     this.#handle = handle;
     client.onmessage = (message: JSONRPCMessage) => {
       this.lines.push(JSON.stringify(message));
-      const response = message as unknown as Response;
-      if (!("id" in response)) return;
-      const key = JSON.stringify(response.id);
-      const resolve = this.#waiting.get(key);
-      if (resolve) {
-        this.#waiting.delete(key);
-        resolve(response);
-      }
+      if ("id" in message) this.#replies.settle(message as unknown as Response);
     };
   }
 
   /** Opens `path` as a root and serves it in-process. */
-  static async start(path: string, options: InProcessOptions = {}): Promise<InProcessServer> {
-    const root = openRoot({
+  static start(path: string, options: InProcessOptions = {}): Promise<InProcessServer> {
+    return InProcessServer.serve(openRoot({
       root: path,
       include: options.include ?? ["**"],
       exclude: options.exclude ?? [],
       limits: options.limits ?? {},
-    });
+    }));
+  }
+
+  /** Serves an opened root in-process (one opened on another port, for example). */
+  static async serve(root: Root): Promise<InProcessServer> {
     const [client, serverSide] = InMemoryTransport.createLinkedPair();
     const handle = createServer(root);
     await handle.connect(serverSide);
@@ -73,16 +66,20 @@ export class InProcessServer implements Caller {
 
   /** Sends a raw message and waits for the response with its id. */
   send(message: Record<string, unknown>, timeoutMs = 20_000): Promise<Response> {
-    return awaitReply(
-      this.#waiting,
-      message,
+    return this.#replies.wait(
+      message.id,
       timeoutMs,
       () => this.#client.send(message as unknown as JSONRPCMessage),
     );
   }
 
   /** Sends a 2026-07-28 request. */
-  request(method: string, params: Record<string, unknown> = {}, meta: Record<string, unknown> = META) {
+  request(
+    method: string,
+    params: Record<string, unknown> = {},
+    options: { meta?: Record<string, unknown> } = {},
+  ) {
+    const meta = options.meta ?? META;
     return this.send({ jsonrpc: "2.0", id: this.#nextId++, method, params: { ...params, _meta: meta } });
   }
 
@@ -112,34 +109,4 @@ export async function withInProcess(
     await server?.close();
     root.cleanup();
   }
-}
-
-/**
- * Follows `next_cursor` to null through either harness and returns every
- * item and every page. `limits` (optional) gives the `limit` of each page in
- * turn, cycling, so a traversal may change it between pages.
- */
-export async function traverseAll(
-  server: Caller,
-  tool: string,
-  args: Record<string, unknown>,
-  options: { limits?: readonly number[]; maxPages?: number } = {},
-) {
-  // deno-lint-ignore no-explicit-any
-  const pages: any[] = [];
-  const maxPages = options.maxPages ?? 100_000;
-  let cursor: string | null = null;
-  do {
-    const call: Record<string, unknown> = { ...args };
-    if (cursor !== null) call.cursor = cursor;
-    if (options.limits) call.limit = options.limits[pages.length % options.limits.length];
-    const page = structured(await server.call(tool, call));
-    pages.push(page);
-    cursor = page.next_cursor;
-    if (pages.length >= maxPages && cursor !== null) {
-      throw new Error(`${tool} did not finish within ${maxPages} pages`);
-    }
-  } while (cursor !== null);
-  // deno-lint-ignore no-explicit-any
-  return { items: pages.flatMap((p) => p.items) as any[], pages };
 }

@@ -2,8 +2,15 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { RUNTIME, type Server, startServer, structured, toolErrorText, withServer } from "./_harness.ts";
-import { traverseAll } from "./_inprocess.ts";
+import {
+  RUNTIME,
+  type Server,
+  startServer,
+  structured,
+  toolErrorText,
+  traverse,
+  withServer,
+} from "./_harness.ts";
 import { INVALID_CURSOR_MESSAGE, STALE_CURSOR_MESSAGE } from "../mod.ts";
 
 const INVALID = "cursor is not valid";
@@ -203,7 +210,7 @@ test(`${RUNTIME}: list_directory and search_files cursors see entries, not bytes
     mkdirSync(at("d1/empty"));
     await accepted(server, "list_directory", list, listCursor);
     await accepted(server, "search_files", find, findCursor);
-    const rest = await traverseAll(server, "list_directory", { ...list, cursor: listCursor });
+    const rest = await traverse(server, "list_directory", { ...list, cursor: listCursor });
     assert.deepEqual(rest.items.map((i) => i.name), ["b.txt", "c.txt", "d.txt"]);
 
     // A served entry added: both refused.
@@ -236,7 +243,7 @@ test(`${RUNTIME}: a search_text cursor binds its scope's paths and the files sca
   await withServer(FILES, ["--include", "**"], async (server, root) => {
     const at = (rel: string) => join(root.path, rel);
     const args = { query: "needle", path: "in" };
-    const all = (await traverseAll(server, "search_text", args)).items;
+    const all = (await traverse(server, "search_text", args)).items;
     assert.equal(all.length, 20);
 
     // Changes outside the scope leave the cursor valid, and the traversal completes unchanged.
@@ -244,14 +251,14 @@ test(`${RUNTIME}: a search_text cursor binds its scope's paths and the files sca
     writeFileSync(at("out/o.txt"), "needle everywhere\n".repeat(50));
     writeFileSync(at("out/new.txt"), "needle\n");
     writeFileSync(at("big.txt"), "needle\n");
-    const rest = await traverseAll(server, "search_text", { ...args, cursor });
+    const rest = await traverse(server, "search_text", { ...args, cursor });
     assert.deepEqual([all[0], ...rest.items], all);
 
     // A file not yet scanned may change: it is scanned as it is when reached.
     cursor = await firstCursor(server, "search_text", args);
     assert.equal(all[0].path, "in/one.txt");
     writeFileSync(at("in/two.txt"), "two needle\n");
-    const changed = await traverseAll(server, "search_text", { ...args, cursor });
+    const changed = await traverse(server, "search_text", { ...args, cursor });
     assert.deepEqual(changed.items.at(-1), { path: "in/two.txt", line: 1, text: "two needle" });
     assert.equal(changed.items.length, 10);
 
@@ -273,8 +280,8 @@ test(`${RUNTIME}: a search_text cursor binds its scope's paths and the files sca
 test(`${RUNTIME}: limit may change between pages without invalidating the cursor`, async () => {
   await withServer(FILES, ["--include", "**"], async (server) => {
     for (const [tool, args] of Object.entries(TRAVERSALS)) {
-      const whole = await traverseAll(server, tool, args);
-      const varied = await traverseAll(server, tool, args, { limits: [1, 2, 3, 1000] });
+      const whole = await traverse(server, tool, args);
+      const varied = await traverse(server, tool, args, { limits: [1, 2, 3, 1000] });
       assert.ok(varied.pages.length > 2, `${tool} takes several pages`);
       assert.ok(varied.pages.some((p) => p.items.length > 1), `${tool}: a later limit was honoured`);
       if (tool === "read_text_file") {

@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { RUNTIME, withServer } from "./_harness.ts";
-import { traverseAll, withInProcess } from "./_inprocess.ts";
+import { RUNTIME, traverse, withServer } from "./_harness.ts";
+import { withInProcess } from "./_inprocess.ts";
 
 /** Bytewise (UTF-8) order, which is not JavaScript's UTF-16 `<` for astral characters. */
 function bytewise(a: string, b: string): number {
@@ -87,21 +87,21 @@ test("the expected orders are bytewise and differ from JavaScript's default sort
 
 test(`${RUNTIME}: list_directory, search_files and search_text order bytewise`, async () => {
   await withServer(FILES, ["--include", "**"], async (server) => {
-    const root = await traverseAll(server, "list_directory", {});
+    const root = await traverse(server, "list_directory", {});
     assert.deepEqual(root.items.map((i) => i.name), ROOT_NAMES);
     assert.deepEqual(root.items.find((i) => i.name === "a"), { name: "a", kind: "directory", path: "a" });
     assert.ok(root.items.filter((i) => i.name !== "a").every((i) => i.kind === "file" && i.path === i.name));
-    const a = await traverseAll(server, "list_directory", { path: "a" });
+    const a = await traverse(server, "list_directory", { path: "a" });
     assert.deepEqual(a.items, [
       { name: "b", kind: "directory", path: "a/b" },
       { name: "x", kind: "file", path: "a/x" },
       { name: "é", kind: "file", path: "a/é" },
     ]);
     for (const query of ["a", "e", "x", "/", "é"]) {
-      const found = await traverseAll(server, "search_files", { query });
+      const found = await traverse(server, "search_files", { query });
       assert.deepEqual(found.items.map((i) => i.path), ALL_PATHS.filter((p) => p.includes(query)), query);
     }
-    const everything = await traverseAll(server, "search_text", { query: "needle" });
+    const everything = await traverse(server, "search_text", { query: "needle" });
     assert.deepEqual(everything.items.map((i) => i.path), ALL_PATHS);
     assert.ok(everything.items.every((i) => i.line === 1));
   });
@@ -124,7 +124,7 @@ test(`${RUNTIME}: paging with a small limit covers every item exactly once`, asy
     ];
     for (const [tool, args] of cases) {
       const first = server.lines.length;
-      const whole = await traverseAll(server, tool, args);
+      const whole = await traverse(server, tool, args);
       assert.ok(whole.items.length > 3, `${tool} ${JSON.stringify(args)}`);
       // Without a limit, the ceiling cuts the pages, and each holds as many items as fit.
       const lines = server.lines.slice(first);
@@ -136,7 +136,7 @@ test(`${RUNTIME}: paging with a small limit covers every item exactly once`, asy
         assert.ok(size > 2_000 - 2 * widest - 64, `${tool} ${JSON.stringify(args)}: a ${size}-byte page`);
       }
       for (const limit of [1, 2, 3, 7]) {
-        const paged = await traverseAll(server, tool, { ...args, limit });
+        const paged = await traverse(server, tool, { ...args, limit });
         assert.deepEqual(paged.items, whole.items, `${tool} ${JSON.stringify(args)} limit ${limit}`);
         assert.ok(paged.pages.every((p) => p.items.length <= limit));
         assert.equal(
@@ -149,7 +149,7 @@ test(`${RUNTIME}: paging with a small limit covers every item exactly once`, asy
       assert.equal(new Set(keys).size, keys.length, "no item twice");
     }
     for (const line of server.lines) assert.ok(Buffer.byteLength(line) <= 2_000);
-    const many = await traverseAll(server, "list_directory", { path: "many" });
+    const many = await traverse(server, "list_directory", { path: "many" });
     const names = many.items.map((i) => i.name);
     assert.deepEqual(names, [...names].sort(bytewise));
     assert.equal(names.length, 41);
@@ -165,7 +165,7 @@ test("maxPageItems caps list_directory, search_files and search_text pages (in-p
         ["search_text", { query: "needle" }, ALL_PATHS.length],
       ] as const
     ) {
-      const { items, pages } = await traverseAll(server, tool, { ...args, limit: 100 });
+      const { items, pages } = await traverse(server, tool, { ...args, limit: 100 });
       assert.equal(items.length, want, tool);
       assert.ok(pages.every((p) => p.items.length <= 2), tool);
       assert.equal(pages.length, Math.ceil(want / 2), tool);

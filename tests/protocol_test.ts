@@ -54,10 +54,10 @@ test(`${RUNTIME}: initialize is refused with -32022 and a modern request is stil
 
 test(`${RUNTIME}: every request's version is checked, also after a served modern request`, async () => {
   await withServer({}, ["--include", "**"], async (server) => {
-    const first = await server.request("tools/list", {}, LEGACY);
+    const first = await server.request("tools/list", {}, { meta: LEGACY });
     assert.equal(first.error.code, -32022);
     assertValid("ListToolsResultResponse", await server.request("tools/list"));
-    const after = await server.request("tools/list", {}, LEGACY);
+    const after = await server.request("tools/list", {}, { meta: LEGACY });
     assertValid("JSONRPCErrorResponse", after);
     assert.equal(after.error.code, -32022);
     assert.equal(
@@ -66,13 +66,15 @@ test(`${RUNTIME}: every request's version is checked, also after a served modern
     );
     assert.deepEqual(after.error.data, { supported: ["2026-07-28"], requested: "2025-11-25" });
     const odd = { ...META, "io.modelcontextprotocol/protocolVersion": "2026-07-28\nx" };
-    const strange = await server.request("tools/list", {}, odd);
+    const strange = await server.request("tools/list", {}, { meta: odd });
     assert.equal(
       strange.error.message,
       'Unsupported protocol version "2026-07-28\\nx": this server speaks only 2026-07-28',
     );
     assert.equal(strange.error.data.requested, "2026-07-28\nx");
-    const call = await server.request("tools/call", { name: "list_directory", arguments: {} }, LEGACY);
+    const call = await server.request("tools/call", { name: "list_directory", arguments: {} }, {
+      meta: LEGACY,
+    });
     assert.equal(call.error.code, -32022);
   });
 });
@@ -80,7 +82,7 @@ test(`${RUNTIME}: every request's version is checked, also after a served modern
 test(`${RUNTIME}: a request without a protocol version gets -32602`, async () => {
   await withServer({}, ["--include", "**"], async (server) => {
     const { "io.modelcontextprotocol/protocolVersion": _, ...noVersion } = META;
-    const opening = await server.request("tools/list", {}, noVersion);
+    const opening = await server.request("tools/list", {}, { meta: noVersion });
     assertValid("JSONRPCErrorResponse", opening);
     assert.equal(opening.error.code, -32602);
     await server.request("server/discover");

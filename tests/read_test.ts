@@ -1,10 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { createHash } from "node:crypto";
-import { RUNTIME, type Server, structured, toolErrorText, withServer } from "./_harness.ts";
-import { traverseAll, withInProcess } from "./_inprocess.ts";
+import { RUNTIME, type Server, structured, toolErrorText, traverse, withServer } from "./_harness.ts";
+import { withInProcess } from "./_inprocess.ts";
 import { DEFAULT_LIMITS } from "../mod.ts";
+import { mulberry32 } from "./_rng.ts";
+import { contentHash } from "./_sha256.ts";
 
 const CHUNK = DEFAULT_LIMITS.readChunkBytes;
 const MIB = 1024 * 1024;
@@ -15,27 +16,13 @@ const TWO = ["é", "ß", "Ж"];
 const THREE = ["€", "中", "\u2028"];
 const FOUR = ["😀", "𝄞", "🜁"];
 
-function sha256(bytes: Uint8Array): string {
-  return "sha256:" + createHash("sha256").update(bytes).digest("hex");
-}
-
-/** A small deterministic PRNG (mulberry32). */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * About `size` bytes of mixed-width UTF-8, where a 4-byte character
  * straddles every multiple of `chunk`; the rest is a dense random mix, so
  * the edges of pages (which start anywhere) land inside characters too.
  */
 function mixedText(size: number, chunk: number, seed = 1): Buffer {
-  const next = random(seed);
+  const next = mulberry32(seed);
   const pick = (set: string[]) => set[Math.floor(next() * set.length)];
   const parts: string[] = [];
   let at = 0;
@@ -56,7 +43,7 @@ function mixedText(size: number, chunk: number, seed = 1): Buffer {
 
 /** Reads a whole file page by page and checks every page; returns the pages. */
 async function readAndCheck(server: Server, path: string, file: Buffer, limit: number | undefined) {
-  const { pages } = await traverseAll(
+  const { pages } = await traverse(
     server,
     "read_text_file",
     limit === undefined ? { path } : { path, limit },
@@ -78,7 +65,7 @@ async function readAndCheck(server: Server, path: string, file: Buffer, limit: n
       pageBytes.push(bytes);
     }
     const pageText = Buffer.concat(pageBytes);
-    assert.equal(page.content_hash, sha256(pageText), "content_hash covers the page's text bytes");
+    assert.equal(page.content_hash, contentHash(pageText), "content_hash covers the page's text bytes");
     texts.push(pageText);
   }
   assert.equal(pages.at(-1).next_cursor, null);
@@ -164,7 +151,7 @@ test(`${RUNTIME}: a file that is not UTF-8 anywhere is refused, an empty file re
       }
     }
     const empty = structured(await server.call("read_text_file", { path: "empty.txt" }));
-    assert.deepEqual(empty, { items: [], next_cursor: null, content_hash: sha256(new Uint8Array(0)) });
+    assert.deepEqual(empty, { items: [], next_cursor: null, content_hash: contentHash(new Uint8Array(0)) });
   });
 });
 
@@ -175,7 +162,7 @@ test("read_text_file cuts items on character boundaries at tiny chunk sizes (in-
       { "m.txt": file },
       { limits: { readChunkBytes, maxResultBytes: 6_000 } },
       async (server) => {
-        const { pages } = await traverseAll(server, "read_text_file", { path: "m.txt" });
+        const { pages } = await traverse(server, "read_text_file", { path: "m.txt" });
         const items = pages.flatMap((p) => p.items);
         let offset = 0;
         for (const item of items) {
@@ -191,7 +178,7 @@ test("read_text_file cuts items on character boundaries at tiny chunk sizes (in-
         for (const page of pages) {
           assert.equal(
             page.content_hash,
-            sha256(Buffer.from(page.items.map((i: { text: string }) => i.text).join(""))),
+            contentHash(Buffer.from(page.items.map((i: { text: string }) => i.text).join(""))),
           );
         }
         for (const line of server.lines) assert.ok(Buffer.byteLength(line) <= 6_000);
@@ -206,7 +193,7 @@ test("maxPageItems caps a page whatever the limit asks (in-process)", async () =
     { "d.txt": file },
     { limits: { readChunkBytes: 16, maxPageItems: 3 } },
     async (server) => {
-      const { pages, items } = await traverseAll(server, "read_text_file", { path: "d.txt", limit: 50 });
+      const { pages, items } = await traverse(server, "read_text_file", { path: "d.txt", limit: 50 });
       assert.ok(pages.every((p) => p.items.length <= 3));
       assert.equal(pages.length, Math.ceil(1000 / 16 / 3));
       assert.equal(items.map((i) => i.text).join(""), file.toString());

@@ -136,7 +136,7 @@ test(`${RUNTIME}: a root reached through a symlinked ancestor is pinned by its r
     if (RUNTIME === "deno") {
       // Deno checks a permission against the path as written, without resolving links: a grant on
       // the path through the link does not cover the real path the server pins. One line, exit 64.
-      assert.equal(await server.exited(), 64);
+      assert.equal((await server.exited()).code, 64);
       assert.match(server.stderr, /^ptc-fs-mcp: --root ".*" is not permitted; grant .* on its real path/);
       assert.equal(server.stderr.trim().split("\n").length, 1, server.stderr);
       server = new Server(real, ["--root", real, "--include", "**"]);

@@ -15,8 +15,9 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeRoot, RUNTIME } from "./_harness.ts";
-import { traverseAll, withInProcess } from "./_inprocess.ts";
+import { makeRoot, RUNTIME, traverse } from "./_harness.ts";
+import { Rng } from "./_rng.ts";
+import { withInProcess } from "./_inprocess.ts";
 import { expected } from "./_search_reference.ts";
 import { type FileHandle, type FsPort, openRoot, ToolError } from "../mod.ts";
 import { CursorCodec } from "../src/cursor.ts";
@@ -30,17 +31,6 @@ function line(length: number, pieces: [number, string | Uint8Array][] = [], fill
   const bytes = Buffer.alloc(length, fill);
   for (const [at, piece] of pieces) Buffer.from(piece as string).copy(bytes, at);
   return bytes;
-}
-
-/** A seeded PRNG (mulberry32). */
-function rng(seed: number): (n: number) => number {
-  let s = seed >>> 0;
-  return (n) => {
-    let t = (s = (s + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
-  };
 }
 
 test(`${RUNTIME}: a line longer than the scan window is reported whole, matched across window edges`, async () => {
@@ -77,7 +67,7 @@ test(`${RUNTIME}: a line longer than the scan window is reported whole, matched 
     );
     assert.ok(!want.some((i) => i.path === "invalid.txt" && i.line === 1));
     for (const limits of [undefined, [1], [3, 1000]]) {
-      const { items } = await traverseAll(server, "search_text", { query: "needle" }, { limits });
+      const { items } = await traverse(server, "search_text", { query: "needle" }, { limits });
       assert.deepEqual(items, want, JSON.stringify(limits));
     }
     const straddle = want.find((i) => i.path === "straddle.txt" && i.line === 1)!;
@@ -86,19 +76,19 @@ test(`${RUNTIME}: a line longer than the scan window is reported whole, matched 
 });
 
 test(`${RUNTIME}: random long lines are reported exactly as the bytes say`, async () => {
-  const random = rng(0x5eed);
+  const rng = new Rng(0x5eed);
   const pieces = ["needle", "\u00e9", "\u20ac", "\u{1d11e}", "\r", new Uint8Array([0xff]), "nee", "dle"];
   const files: Record<string, Buffer> = {};
   for (let f = 0; f < 6; f++) {
     const lines: Buffer[] = [];
-    for (let l = 0, count = 1 + random(5); l < count; l++) {
-      const length = random(4) === 0 ? random(200) : WINDOW + random(6 * WINDOW);
+    for (let l = 0, count = 1 + rng.int(5); l < count; l++) {
+      const length = rng.int(4) === 0 ? rng.int(200) : WINDOW + rng.int(6 * WINDOW);
       const marks: [number, string | Uint8Array][] = [];
-      for (let k = random(6); k > 0; k--) {
-        const piece = pieces[random(pieces.length)];
-        marks.push([random(Math.max(1, length - 8)), piece]);
+      for (let k = rng.int(6); k > 0; k--) {
+        const piece = pieces[rng.int(pieces.length)];
+        marks.push([rng.int(Math.max(1, length - 8)), piece]);
       }
-      lines.push(line(length, marks, "abcdefgh"[random(8)]));
+      lines.push(line(length, marks, "abcdefgh"[rng.int(8)]));
     }
     files[`r${f}.txt`] = Buffer.from(lines.map((b) => b.toString("latin1")).join("\n"), "latin1");
   }
@@ -107,7 +97,7 @@ test(`${RUNTIME}: random long lines are reported exactly as the bytes say`, asyn
       expected(path, readFileSync(join(root.path, path)), "needle")
     );
     assert.ok(want.length > 0, "some lines match");
-    const { items } = await traverseAll(server, "search_text", { query: "needle" });
+    const { items } = await traverse(server, "search_text", { query: "needle" });
     assert.deepEqual(items, want);
   });
 });

@@ -14,7 +14,9 @@ import {
   searchMethodFor,
 } from "../src/search/find_bytes.ts";
 import { nodePort } from "../src/ports/node.ts";
-import { traverseAll, withInProcess } from "./_inprocess.ts";
+import { traverse } from "./_harness.ts";
+import { withInProcess } from "./_inprocess.ts";
+import { mulberry32 } from "./_rng.ts";
 
 /** Every match offset of `needle` in `haystack`, overlapping ones included, the slow way. */
 function naive(haystack: Uint8Array, needle: Uint8Array): number[] {
@@ -34,20 +36,10 @@ function allMatches(method: SearchMethod, haystack: Buffer, needle: Buffer, step
   return out;
 }
 
-/** A small deterministic PRNG (mulberry32). */
-function prng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const METHODS: [string, SearchMethod][] = [["bytesSearch", bytesSearch], ["anchoredSearch", anchoredSearch]];
 
 test("both search methods find exactly the matches a naive scan finds, from any offset", () => {
-  const random = prng(7);
+  const random = mulberry32(7);
   // Small alphabets make partial and overlapping matches common; one includes bytes >= 0x80.
   const alphabets = [[0x61, 0x62], [0x61, 0x62, 0x0a, 0x51], [0x61, 0xc3, 0xa9, 0x80, 0xff, 0x0a], [
     0x00,
@@ -106,13 +98,13 @@ test("a port picks one of the two methods, the same every time", () => {
 test("a window buffer kept from an earlier, larger scan never makes a window exceed the budget (in-process)", async () => {
   const big = Buffer.from("hay and more hay\n".repeat(40_000) + "needle\n"); // ~680 KB: a large buffer
   await withInProcess({ "big.txt": big }, {}, async (server) => {
-    const { items, pages } = await traverseAll(server, "search_text", { query: "needle" });
+    const { items, pages } = await traverse(server, "search_text", { query: "needle" });
     assert.deepEqual(items, [{ path: "big.txt", line: 40_001, text: "needle" }]);
     assert.equal(pages.length, 1);
   });
   const small = Buffer.from("x".repeat(4_095) + "\n").toString().repeat(16) + "needle\n";
   await withInProcess({ "s.txt": small }, { limits: { searchScanBytes: 4_096 } }, async (server) => {
-    const { items, pages } = await traverseAll(server, "search_text", { query: "needle" });
+    const { items, pages } = await traverse(server, "search_text", { query: "needle" });
     assert.deepEqual(items, [{ path: "s.txt", line: 17, text: "needle" }]);
     // 4,096-byte windows at a 4,096-byte budget: one window per call, so 16 lines take 17 calls.
     assert.equal(pages.length, 17);

@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { RUNTIME, structured, withServer } from "./_harness.ts";
-import { traverseAll, withInProcess } from "./_inprocess.ts";
+import { RUNTIME, structured, traverse, withServer } from "./_harness.ts";
+import { withInProcess } from "./_inprocess.ts";
 import { expected } from "./_search_reference.ts";
 
 test(`${RUNTIME}: invalid UTF-8 lines are skipped whole; CRLF and a last line without newline are lines`, async () => {
@@ -21,7 +21,7 @@ test(`${RUNTIME}: invalid UTF-8 lines are skipped whole; CRLF and a last line wi
   const noNewline = Buffer.from("first\nsecond\nthe needle");
   const files = { "bad.txt": bad, "crlf.txt": crlf, "tail.txt": noNewline };
   await withServer(files, ["--include", "**"], async (server) => {
-    const { items } = await traverseAll(server, "search_text", { query: "needle" });
+    const { items } = await traverse(server, "search_text", { query: "needle" });
     assert.deepEqual(items, [
       { path: "bad.txt", line: 1, text: "needle one" },
       { path: "bad.txt", line: 3, text: "needle three" },
@@ -52,14 +52,14 @@ test(`${RUNTIME}: a long line's text is cut to 1,024 bytes on a character bounda
   ];
   const file = Buffer.from(lines.join("\n") + "\n");
   await withServer({ "long.txt": file }, ["--include", "**"], async (server) => {
-    const { items } = await traverseAll(server, "search_text", { query: "needle" });
+    const { items } = await traverse(server, "search_text", { query: "needle" });
     assert.deepEqual(items, expected("long.txt", file, "needle"));
     assert.equal(items.length, lines.length);
     const sizes = items.map((i) => Buffer.byteLength(i.text));
     assert.deepEqual(sizes, [1_023, 1_023, 1_024, 1_024, 1_024, 1_021, 1_024, 1_024]);
     items.forEach((item, i) => assert.ok(lines[i].startsWith(item.text)));
     assert.equal(items[6].text, lines[6], "a line of exactly 1,024 bytes is whole");
-    const euro = await traverseAll(server, "search_text", { query: "€needle" });
+    const euro = await traverse(server, "search_text", { query: "€needle" });
     assert.deepEqual(euro.items.map((i) => i.line), [2], "a multi-byte query matches bytes");
   });
 });
@@ -78,7 +78,7 @@ test(`${RUNTIME}: line numbers are right across the scan windows of one call`, a
   const file = Buffer.from(parts.join(""));
   await withServer({ "huge.txt": file }, ["--include", "**"], async (server) => {
     const first = structured(await server.call("search_text", { query: "needle" }));
-    const { items } = await traverseAll(server, "search_text", { query: "needle" });
+    const { items } = await traverse(server, "search_text", { query: "needle" });
     assert.deepEqual(first.items, items, "one call scans the whole file");
     assert.equal(first.next_cursor, null);
     const want = expected("huge.txt", file, "needle");
@@ -97,7 +97,7 @@ test("a needle straddling the scan budget's end is found on the next page (in-pr
     assert.equal(files[`split${split}.txt`].subarray(4_096 - split, 4_096 + 6 - split).toString(), "needle");
   }
   await withInProcess(files, { limits: { searchScanBytes: 1 } }, async (server) => {
-    const { items, pages } = await traverseAll(server, "search_text", { query: "needle" }, {
+    const { items, pages } = await traverse(server, "search_text", { query: "needle" }, {
       maxPages: 1_000,
     });
     const want = Object.entries(files).flatMap(([path, bytes]) => expected(path, bytes, "needle"));
@@ -113,7 +113,7 @@ test("an empty page carries a progress cursor, and following it finds the match 
     const first = structured(await server.call("search_text", { query: "needle" }));
     assert.deepEqual(first.items, []);
     assert.equal(typeof first.next_cursor, "string");
-    const { items, pages } = await traverseAll(server, "search_text", { query: "needle" }, {
+    const { items, pages } = await traverse(server, "search_text", { query: "needle" }, {
       maxPages: 1_000,
     });
     assert.deepEqual(items, [{ path: "a.txt", line: 2_001, text: "the needle" }]);
@@ -127,7 +127,7 @@ test("a line longer than the scan budget still makes progress and is found (in-p
   const file = Buffer.from("short needle\n" + long + "needle after\n");
   for (const searchScanBytes of [1, 5_000]) {
     await withInProcess({ "l.txt": file }, { limits: { searchScanBytes } }, async (server) => {
-      const { items } = await traverseAll(server, "search_text", { query: "needle" }, { maxPages: 200 });
+      const { items } = await traverse(server, "search_text", { query: "needle" }, { maxPages: 200 });
       assert.deepEqual(items, expected("l.txt", file, "needle"));
       assert.deepEqual(items.map((i) => i.line), [1, 2, 3]);
     });
@@ -155,7 +155,7 @@ test("line numbers are right across windows and calls at small budgets (in-proce
     for (const limit of [undefined, 7]) {
       await withInProcess(files, { limits: { searchScanBytes } }, async (server) => {
         const args = limit === undefined ? { query: "needle" } : { query: "needle", limit };
-        const { items } = await traverseAll(server, "search_text", args, { maxPages: 5_000 });
+        const { items } = await traverse(server, "search_text", args, { maxPages: 5_000 });
         assert.deepEqual(items, want, `searchScanBytes ${searchScanBytes}, limit ${limit}`);
       });
     }
@@ -165,7 +165,7 @@ test("line numbers are right across windows and calls at small budgets (in-proce
 test("search_text pages fit the result ceiling with long lines (in-process)", async () => {
   const file = Buffer.from(("needle " + "€".repeat(400) + "\n").repeat(200));
   await withInProcess({ "w.txt": file }, { limits: { maxResultBytes: 5_000 } }, async (server) => {
-    const { items, pages } = await traverseAll(server, "search_text", { query: "needle" });
+    const { items, pages } = await traverse(server, "search_text", { query: "needle" });
     assert.deepEqual(items, expected("w.txt", file, "needle"));
     assert.ok(pages.length > 10);
     for (const line of server.lines) assert.ok(Buffer.byteLength(line) <= 5_000);

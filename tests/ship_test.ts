@@ -14,8 +14,7 @@
  */
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, spawnSync, type SpawnSyncReturns } from "node:child_process";
-import { createHash } from "node:crypto";
+import { spawnSync, type SpawnSyncReturns } from "node:child_process";
 import {
   copyFileSync,
   existsSync,
@@ -28,9 +27,11 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import process from "node:process";
-import { makeRoot, META, NODE_CLI, REPO, RUNTIME } from "./_harness.ts";
+import { ChildClient } from "./_client.ts";
+import { makeRoot, NODE_CLI, REPO, RUNTIME } from "./_harness.ts";
 import { DEFAULT_LIMITS } from "../src/limits.ts";
 import { VERSION } from "../src/version.ts";
+import { contentHash } from "./_sha256.ts";
 
 /** The npm build's out dir (`npm/` by default): `<out>/dist/cli.js` is the bin. */
 const NPM_OUT = dirname(dirname(NODE_CLI));
@@ -51,10 +52,6 @@ function pinned(name: string): string {
   const imports = JSON.parse(readFileSync(join(REPO, "deno.json"), "utf8")).imports as Record<string, string>;
   const spec = imports[name];
   return spec.slice(spec.lastIndexOf("@") + 1);
-}
-
-function sha256(bytes: string | Uint8Array): string {
-  return "sha256:" + createHash("sha256").update(bytes).digest("hex");
 }
 
 /** Runs a command to completion; the timeout only detects hangs. */
@@ -131,63 +128,25 @@ function resolveCli(project: string): string {
 
 // --- a stdio conversation with a spawned server -----------------------------------------------------
 
-// deno-lint-ignore no-explicit-any
-type Message = any;
-
 /**
  * Spawns `command args` with exactly `env` and `cwd`, sends each request in
  * turn (waiting for its answer), then closes stdin and waits for the exit.
  */
-function converse(
+async function converse(
   command: string,
   args: readonly string[],
   options: { env: Record<string, string>; cwd: string },
   requests: readonly { method: string; params?: Record<string, unknown> }[],
-): Promise<{ answers: Message[]; code: number | null; stderr: string }> {
-  const child = spawn(command, [...args], { ...options, stdio: ["pipe", "pipe", "pipe"] });
-  let stderr = "";
-  let buffer = "";
-  const answers: Message[] = [];
-  let waiting: ((message: Message) => void) | undefined;
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-    buffer += chunk;
-    for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
-      const message = JSON.parse(buffer.slice(0, nl));
-      buffer = buffer.slice(nl + 1);
-      waiting?.(message);
-    }
-  });
-  const exited = new Promise<number | null>((resolve, reject) => {
-    child.on("error", reject);
-    child.on("exit", (code) => resolve(code));
-  });
-  return (async () => {
-    try {
-      for (const [index, request] of requests.entries()) {
-        const answer = new Promise<Message>((resolve, reject) => {
-          const timer = setTimeout(
-            () => reject(new Error(`no answer to ${request.method}: ${stderr}`)),
-            30_000,
-          );
-          waiting = (message) => {
-            clearTimeout(timer);
-            resolve(message);
-          };
-          exited.then((code) => reject(new Error(`the server exited (${code}): ${stderr}`)), reject);
-        });
-        const params = { ...request.params, _meta: META };
-        child.stdin!.write(
-          JSON.stringify({ jsonrpc: "2.0", id: index + 1, method: request.method, params }) + "\n",
-        );
-        answers.push(await answer);
-      }
-      child.stdin!.end();
-      return { answers, code: await exited, stderr };
-    } finally {
-      if (child.exitCode === null) child.kill("SIGKILL");
-    }
-  })();
+  // deno-lint-ignore no-explicit-any
+): Promise<{ answers: any[]; code: number | null; stderr: string }> {
+  const server = new ChildClient(command, args, { ...options, label: command });
+  try {
+    const answers = [];
+    for (const request of requests) answers.push(await server.request(request.method, request.params));
+    return { answers, code: await server.close(), stderr: server.stderr };
+  } finally {
+    await server.kill();
+  }
 }
 
 const DISCOVER = { method: "server/discover" };
@@ -266,7 +225,7 @@ test("npm: an absolute node on the resolved dist/cli.js serves an absolute root 
     });
     const read = answers[1].result.structuredContent;
     assert.deepEqual(read.items, [{ byte_offset: 0, text: content }]);
-    assert.equal(read.content_hash, sha256(content));
+    assert.equal(read.content_hash, contentHash(content));
     assert.equal(code, 0);
     assert.equal(stderr, "");
   } finally {
@@ -363,10 +322,10 @@ const { ConfigError, createServer, openRoot } = lib;
     assert.deepEqual(report.written, {
       path: "from-cjs.md",
       bytes: content.length,
-      content_hash: sha256(content),
+      content_hash: contentHash(content),
     });
     assert.deepEqual(report.read.items, [{ byte_offset: 0, text: content }]);
-    assert.equal(report.read.content_hash, sha256(content));
+    assert.equal(report.read.content_hash, contentHash(content));
     assert.equal(readFileSync(join(root.path, "from-cjs.md"), "utf8"), content);
     assert.equal(report.refused, true);
   } finally {
@@ -512,7 +471,7 @@ test("npm: the host document's hermetic installs start exactly as written, once 
     const writer = await start("drafts_writer", [
       call("write_text_file", { path: "draft.md", content: "d\n" }),
     ]);
-    assert.equal(writer.answers[0].result.structuredContent.content_hash, sha256("d\n"));
+    assert.equal(writer.answers[0].result.structuredContent.content_hash, contentHash("d\n"));
     assert.equal(readFileSync(join(roots.drafts.path, "draft.md"), "utf8"), "d\n");
   } finally {
     Object.values(roots).forEach((root) => root.cleanup());

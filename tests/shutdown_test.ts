@@ -8,9 +8,8 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import process from "node:process";
-import { makeRoot, META, RUNTIME, serverCommand, type TempRoot } from "./_harness.ts";
+import { makeRoot, META, RUNTIME, Server, type TempRoot } from "./_harness.ts";
 
 /** Rounds per way of ending: the old transport lost an answer in 2 to 4 runs of 10. */
 const EOF_ROUNDS = 10;
@@ -54,30 +53,23 @@ interface Outcome {
  * Starts a server, writes the batch, and ends it: by closing stdin right
  * after the batch, or by `signal` once the last request was answered.
  */
-function runBatch(root: string, end: "eof" | "SIGTERM" | "SIGINT"): Promise<Outcome> {
-  const { cmd, args } = serverCommand(root, ["--root", root, "--include", "**"]);
-  const child = spawn(cmd, args, { stdio: ["pipe", "pipe", "ignore"] });
-  const ids: string[] = [];
-  let buffer = "";
-  child.stdout!.setEncoding("utf8");
-  child.stdout!.on("data", (chunk: string) => {
-    buffer += chunk;
-    for (let nl; (nl = buffer.indexOf("\n")) >= 0;) {
-      const id = JSON.parse(buffer.slice(0, nl)).id;
-      buffer = buffer.slice(nl + 1);
-      ids.push(id);
+async function runBatch(root: string, end: "eof" | "SIGTERM" | "SIGINT"): Promise<Outcome> {
+  const server = new Server(root, ["--root", root, "--include", "**"]);
+  try {
+    const batch = BATCH.map((m) => JSON.stringify(m)).join("\n");
+    if (end === "eof") {
+      server.writeLine(batch);
+      server.child.stdin!.end();
+    } else {
+      await server.sendLine(batch, "discover"); // one write; `discover`, last, answered
       // Not `child.kill`: Deno's child_process reports a killed child's exit as that signal.
-      if (id === "discover" && end !== "eof") process.kill(child.pid!, end);
+      process.kill(server.child.pid!, end);
     }
-  });
-  child.stdin!.write(BATCH.map((m) => JSON.stringify(m) + "\n").join(""));
-  if (end === "eof") child.stdin!.end();
-  return new Promise((resolve) => {
-    child.on("close", (code, signal) => {
-      child.stdin!.destroy();
-      resolve({ ids, code, signal });
-    });
-  });
+    const { code, signal } = await server.exited();
+    return { ids: server.lines.map((line) => JSON.parse(line).id), code, signal };
+  } finally {
+    await server.kill();
+  }
 }
 
 for (const end of ["eof", "SIGTERM", "SIGINT"] as const) {

@@ -1,7 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { createHash } from "node:crypto";
 import {
   chmodSync,
   linkSync,
@@ -22,9 +21,10 @@ import {
   structured,
   type TempRoot,
   toolErrorText,
+  traverse,
   withServer,
 } from "./_harness.ts";
-import { traverseAll } from "./_inprocess.ts";
+import { contentHash } from "./_sha256.ts";
 import { NO_ROOT_LEVEL_INCLUDE } from "../mod.ts";
 
 const TEMP = /^\.ptc-fs-mcp-.*\.tmp$/;
@@ -32,10 +32,6 @@ const RETRY = [
   "shared.txt was replaced while it was being opened; try again",
   "the file changed while it was read; read it again",
 ];
-
-function sha256(bytes: Uint8Array | string): string {
-  return "sha256:" + createHash("sha256").update(bytes).digest("hex");
-}
 
 /** Every name in the tree below `dir`, relative, sorted. */
 function tree(dir: string, prefix = ""): string[] {
@@ -74,18 +70,18 @@ test(`${RUNTIME}: a write is visible to the very next call of every tool`, async
       assert.deepEqual(result, {
         path: "note.txt",
         bytes: Buffer.byteLength(content),
-        content_hash: sha256(content),
+        content_hash: contentHash(content),
       });
       assert.equal(readFileSync(join(root.path, "note.txt"), "utf8"), content);
       assert.equal((await readOnePage(server, "note.txt")).text, content);
     }
-    const names = (await traverseAll(server, "list_directory", {})).items.map((i) => i.name);
+    const names = (await traverse(server, "list_directory", {})).items.map((i) => i.name);
     assert.deepEqual(names, ["note.txt", "old.txt"]);
-    assert.deepEqual((await traverseAll(server, "search_files", { query: "note" })).items, [{
+    assert.deepEqual((await traverse(server, "search_files", { query: "note" })).items, [{
       path: "note.txt",
     }]);
     await write(server, "fresh.md", "a needle here\n");
-    assert.deepEqual((await traverseAll(server, "search_text", { query: "needle" })).items, [
+    assert.deepEqual((await traverse(server, "search_text", { query: "needle" })).items, [
       { path: "fresh.md", line: 1, text: "a needle here" },
     ]);
     noTempFiles(root);
@@ -108,7 +104,7 @@ test(`${RUNTIME}: the write's content_hash is the following single-page read's`,
       const read = await readOnePage(server, "h.txt");
       assert.equal(read.text, content);
       assert.equal(written.content_hash, read.hash, JSON.stringify(content.slice(0, 20)));
-      assert.equal(written.content_hash, sha256(content));
+      assert.equal(written.content_hash, contentHash(content));
     }
   });
 });
@@ -250,14 +246,14 @@ test(`${RUNTIME}: temporary write files are never served by any tool`, async () 
   };
   await withServer(files, ["--include", "**"], async (server) => {
     const names = (dir: Record<string, unknown>) =>
-      traverseAll(server, "list_directory", dir).then((r) => r.items.map((i) => i.path));
+      traverse(server, "list_directory", dir).then((r) => r.items.map((i) => i.path));
     assert.deepEqual(await names({}), ["keep.txt", "sub"]);
     assert.deepEqual(await names({ path: "sub" }), ["sub/keep.txt"]);
     for (const query of [".ptc-fs-mcp", "tmp", "deadbeef", "e"]) {
-      const found = (await traverseAll(server, "search_files", { query })).items.map((i) => i.path);
+      const found = (await traverse(server, "search_files", { query })).items.map((i) => i.path);
       assert.ok(found.every((p) => !p.includes(".ptc-fs-mcp-")), `search_files ${query}: ${found}`);
     }
-    assert.deepEqual((await traverseAll(server, "search_text", { query: "needle" })).items, [
+    assert.deepEqual((await traverse(server, "search_text", { query: "needle" })).items, [
       { path: "sub/keep.txt", line: 1, text: "needle kept" },
     ]);
     for (const path of [temp, `sub/${temp}`]) {
@@ -311,7 +307,7 @@ test(`${RUNTIME}: two servers rewriting and reading one file never observe a mix
       assert.equal(page.next_cursor, null);
       const text = page.items.map((i: { text: string }) => i.text).join("");
       assert.ok(versions.has(text), `a read saw a mixed file: ${text.slice(0, 40)}...${text.slice(-40)}`);
-      assert.equal(page.content_hash, sha256(text));
+      assert.equal(page.content_hash, contentHash(text));
       reads++;
     };
     for (let round = 0; round < 200; round++) {

@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import type { Sizes } from "./corpus.ts";
 import type { Row } from "./report.ts";
 import type { Runtime } from "./runtimes.ts";
@@ -70,13 +69,6 @@ export function makeContext(options: Omit<Context, "check" | "sameList">): Conte
 
 /** Bytewise order for ASCII paths (the corpora use ASCII names). */
 export const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
-/** Hex SHA-256 of the concatenated parts (a string part counts as its UTF-8 bytes). */
-export function sha256(...parts: (Uint8Array | string)[]): string {
-  const hash = createHash("sha256");
-  for (const part of parts) hash.update(part);
-  return hash.digest("hex");
-}
 
 /** `0.31 ms`, `42 ms`. */
 export const ms = (n: number): string => `${n.toFixed(n < 10 ? 2 : 0)} ms`;

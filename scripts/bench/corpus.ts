@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { linePool, NEEDLE, prng, textOf, WORDS } from "./text.ts";
+import { mulberry32 } from "../../tests/_rng.ts";
+import { linePool, NEEDLE, textOf, WORDS } from "./text.ts";
 
 export { NEEDLE };
 
@@ -102,7 +103,7 @@ async function cached(name: string, spec: unknown, build: (root: string) => void
 export function textCorpus(files: number, fileBytes: number): Promise<string> {
   return cached(`text-${files}x${fileBytes}`, { files, fileBytes, NEEDLE }, (root) => {
     const pool = linePool(1, 40_000);
-    const rand = prng(2);
+    const rand = mulberry32(2);
     for (let i = 0; i < files; i++) {
       const dir = `${root}/d${String(Math.floor(i / 100)).padStart(2, "0")}`;
       if (i % 100 === 0) Deno.mkdirSync(dir);
@@ -174,7 +175,7 @@ export function treeCorpus(shape: TreeShape): Promise<string> {
 export function readCorpus(bytes: number): Promise<string> {
   return cached(`read-${bytes}`, { bytes }, async (root) => {
     const pool = linePool(3, 50_000);
-    const rand = prng(4);
+    const rand = mulberry32(4);
     const file = await Deno.open(`${root}/big.txt`, { write: true, create: true });
     let written = 0;
     while (written < bytes) {
@@ -190,7 +191,7 @@ export function readCorpus(bytes: number): Promise<string> {
 export function smallCorpus(count: number): Promise<string> {
   return cached(`small-${count}`, { count }, (root) => {
     const pool = linePool(5, 5_000);
-    const rand = prng(6);
+    const rand = mulberry32(6);
     Deno.mkdirSync(`${root}/s`);
     for (let i = 0; i < count; i++) {
       const size = 1024 + Math.floor(rand() * 3072);
@@ -206,7 +207,7 @@ export function smallCorpus(count: number): Promise<string> {
  */
 export function lineCorpus(lineBytes: number, files: number): Promise<string> {
   return cached(`lines-${lineBytes}x${files}`, { lineBytes, files, NEEDLE }, (root) => {
-    const rand = prng(7);
+    const rand = mulberry32(7);
     const ascii = WORDS.filter((w) => /^[a-z]+$/.test(w));
     const words: string[] = [];
     for (let n = 0; n < 2 * lineBytes + 65_536; n += words[words.length - 1].length + 1) {
@@ -235,6 +236,6 @@ export function lineCorpus(lineBytes: number, files: number): Promise<string> {
 export function floorCorpus(): Promise<string> {
   return cached("floor", { tiny: 3, page: 22_000 }, (root) => {
     Deno.writeTextFileSync(`${root}/tiny.txt`, "ok\n");
-    Deno.writeTextFileSync(`${root}/page.txt`, textOf(linePool(8, 2_000), prng(9), 22_000));
+    Deno.writeTextFileSync(`${root}/page.txt`, textOf(linePool(8, 2_000), mulberry32(9), 22_000));
   });
 }

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { mulberry32 } from "../../tests/_rng.ts";
 
 /** The rare needle of the text corpus; no generated word can form it. */
 export const NEEDLE = "Qz7NeedleX9";
@@ -19,21 +20,9 @@ export const WORDS = (
   "error count string café naïve Grüße smörgåsbord façade 日本語 中文 Ελληνικά русский 😀 →"
 ).split(" ");
 
-/** A small fast deterministic PRNG (mulberry32). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A pool of generated text lines (without newlines). */
 export function linePool(seed: number, count: number): string[] {
-  const rand = prng(seed);
+  const rand = mulberry32(seed);
   const lines: string[] = [];
   for (let i = 0; i < count; i++) {
     const n = 2 + Math.floor(rand() * 16);

@@ -4,40 +4,21 @@
  * listing every directory against `find`, and reading a file against its
  * sha256. A traversal's `run` times only its calls, then checks every item,
  * so a fast wrong answer fails the run. Warm, cold and growth scenarios
- * share them, and every scenario pages with the one `traverse` here.
+ * share them, and every scenario pages with the suite's one `traverse`.
  *
  * @module
  */
-import { byString, type Context, sha256 } from "./context.ts";
+import { traverse } from "../../tests/_client.ts";
+import { sha256 } from "../../tests/_sha256.ts";
+import { byString, type Context } from "./context.ts";
 import { NEEDLE, TREE_QUERY } from "./corpus.ts";
 import { type RpcClient, timeShell } from "./rpc.ts";
+
+export { traverse } from "../../tests/_client.ts";
 
 /** An item of a page, as parsed from the wire. */
 // deno-lint-ignore no-explicit-any
 export type Item = any;
-
-/**
- * Follows `next_cursor` from the first page to null; returns every item and
- * the number of calls, and appends each page to `pages` when given.
- */
-export async function traverse(
-  client: RpcClient,
-  tool: string,
-  args: Record<string, unknown>,
-  pages?: Item[],
-): Promise<{ items: Item[]; calls: number }> {
-  const items: Item[] = [];
-  let cursor: string | null = null;
-  let calls = 0;
-  do {
-    const page = await client.call(tool, cursor === null ? args : { ...args, cursor });
-    pages?.push(page);
-    calls++;
-    for (const item of page.items) items.push(item);
-    cursor = page.next_cursor;
-  } while (cursor !== null);
-  return { items, calls };
-}
 
 /** A checked traversal of one corpus. */
 export interface Traversal {
@@ -60,8 +41,10 @@ async function timedTraverse(
   pages?: Item[],
 ): Promise<{ ms: number; calls: number; items: Item[] }> {
   const t0 = performance.now();
-  const result = await traverse(client, tool, args, pages);
-  return { ms: performance.now() - t0, ...result };
+  const result = await traverse(client, tool, args);
+  const ms = performance.now() - t0;
+  pages?.push(...result.pages);
+  return { ms, calls: result.pages.length, items: result.items };
 }
 
 const encoder = new TextEncoder();
@@ -142,7 +125,7 @@ export async function listAll(ctx: Context, root: string): Promise<Traversal> {
       while (queue.length > 0) {
         const dir = queue.shift()!;
         const result = await traverse(client, "list_directory", dir === "" ? {} : { path: dir });
-        calls += result.calls;
+        calls += result.pages.length;
         for (const item of result.items) {
           if (item.kind === "directory") {
             dirs.push(item.path);

@@ -43,7 +43,7 @@ async function run(options: CampaignOptions) {
       let full = Infinity;
       for (let i = 0; i < 2; i++) {
         const started = Date.now();
-        const reply = await peer.request("tools/call", search, 300_000);
+        const reply = await peer.request("tools/call", search, { timeoutMs: 300_000 });
         full = Math.min(full, Date.now() - started);
         tally.check(
           reply.result?.isError !== true,

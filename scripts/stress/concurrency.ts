@@ -14,7 +14,16 @@ import { compareBytewise } from "../../src/bytes.ts";
 import { STALE_CURSOR_MESSAGE } from "../../src/errors.ts";
 import { isTempName } from "../../src/temp_names.ts";
 import { Peer } from "./peer.ts";
-import { type Campaign, type CampaignOptions, Rng, sha256, Tally, tempDir, traverse } from "./util.ts";
+import {
+  type Campaign,
+  type CampaignOptions,
+  orRefusal,
+  Rng,
+  sha256,
+  Tally,
+  tempDir,
+  traverse,
+} from "./util.ts";
 
 const SHARED = ["s0.txt", "s1.txt", "s2.txt"];
 
@@ -91,7 +100,7 @@ async function run(options: CampaignOptions) {
               () => `write ${file}: ${JSON.stringify(reply.result)}`,
             );
           } else if (roll < 6) {
-            const got = await traverse(peer, "read_text_file", { path: file, limit: 1 });
+            const got = await orRefusal(traverse(peer, "read_text_file", { path: file, limit: 1 }));
             if ("error" in got) {
               refused(`read ${file}`, got.error);
               continue;
@@ -100,7 +109,7 @@ async function run(options: CampaignOptions) {
             const text = (got.items as { text: string }[]).map((i) => i.text).join("");
             tally.check(
               versions.get(file)!.has(sha256(text)),
-              () => `read ${file} (${got.pages} pages) is no complete version: ${text.slice(0, 40)}…`,
+              () => `read ${file} (${got.pages.length} pages) is no complete version: ${text.slice(0, 40)}…`,
             );
           } else if (roll < 7) {
             const name = `c${w}-${String(created[w].length).padStart(4, "0")}.txt`;
@@ -113,8 +122,8 @@ async function run(options: CampaignOptions) {
           } else if (roll < 9) {
             const listing = roll === 7;
             const got = listing
-              ? await traverse(peer, "list_directory", { limit: 2 })
-              : await traverse(peer, "search_files", { query: "-", limit: 3 });
+              ? await orRefusal(traverse(peer, "list_directory", { limit: 2 }))
+              : await orRefusal(traverse(peer, "search_files", { query: "-", limit: 3 }));
             const what = listing ? "list_directory" : "search_files";
             if ("error" in got) {
               refused(what, got.error);
@@ -133,7 +142,7 @@ async function run(options: CampaignOptions) {
             }
             checkCreated(what, names);
           } else {
-            const got = await traverse(peer, "search_text", { query: "end ", limit: 1 });
+            const got = await orRefusal(traverse(peer, "search_text", { query: "end ", limit: 1 }));
             if ("error" in got) {
               refused("search_text", got.error);
               continue;

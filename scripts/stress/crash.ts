@@ -11,7 +11,17 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isTempName } from "../../src/temp_names.ts";
 import { Peer } from "./peer.ts";
-import { type Campaign, type CampaignOptions, Rng, sha256, sleep, Tally, tempDir, traverse } from "./util.ts";
+import {
+  type Campaign,
+  type CampaignOptions,
+  orRefusal,
+  Rng,
+  sha256,
+  sleep,
+  Tally,
+  tempDir,
+  traverse,
+} from "./util.ts";
 
 const TARGET = "crash.txt";
 
@@ -40,8 +50,8 @@ async function run(options: CampaignOptions) {
       try {
         // A fresh server ignores the temp files an earlier kill left behind.
         const temps = readdirSync(root).filter(isTempName);
-        const listing = await traverse(peer, "list_directory", {});
-        const found = await traverse(peer, "search_files", { query: "ptc" });
+        const listing = await orRefusal(traverse(peer, "list_directory", {}));
+        const found = await orRefusal(traverse(peer, "search_files", { query: "ptc" }));
         const text = JSON.stringify([listing, found]);
         tally.check(
           !temps.some((t) => text.includes(t)),
@@ -51,7 +61,7 @@ async function run(options: CampaignOptions) {
           const read = await peer.call("read_text_file", { path: temp });
           tally.check(read.result?.isError === true, () => `a leftover temp file was read: ${temp}`);
         }
-        const reading = await traverse(peer, "read_text_file", { path: TARGET });
+        const reading = await orRefusal(traverse(peer, "read_text_file", { path: TARGET }));
         if (!("error" in reading)) {
           const got = (reading.items as { text: string }[]).map((i) => i.text).join("");
           tally.check(sha256(got) === current, () => "the server read something else than the disk holds");
@@ -95,7 +105,7 @@ async function run(options: CampaignOptions) {
         reply.result?.isError !== true,
         () => `the write after the crashes failed: ${JSON.stringify(reply)}`,
       );
-      const found = await traverse(peer, "search_text", { query: "version" });
+      const found = await orRefusal(traverse(peer, "search_text", { query: "version" }));
       tally.check(
         !("error" in found) && found.items.length === 0,
         () => `a leftover temp file was searched: ${JSON.stringify(found).slice(0, 300)}`,

@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import { createSelector } from "../../src/selector.ts";
 import { compareBytewise } from "../../src/bytes.ts";
 import { Peer } from "./peer.ts";
-import { type Campaign, type CampaignOptions, Tally, tempDir, traverse } from "./util.ts";
+import { type Campaign, type CampaignOptions, orRefusal, Tally, tempDir, traverse } from "./util.ts";
 
 /** `*` matches any run of characters within one segment; everything else is literal. */
 function segmentMatches(pattern: string, name: string): boolean {
@@ -141,7 +141,7 @@ async function run(options: CampaignOptions) {
         // Every name holds one of these letters; search each and merge.
         const got = new Set<string>();
         for (const query of ["a", "b", "f", "x"]) {
-          const found = await traverse(peer, "search_files", { query, limit: 7 });
+          const found = await orRefusal(traverse(peer, "search_files", { query, limit: 7 }));
           if ("error" in found) {
             tally.fail(`search_files ${query}: ${found.error}`);
             continue;

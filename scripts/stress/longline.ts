@@ -129,7 +129,7 @@ async function run(options: CampaignOptions) {
       const started = Date.now();
       let ends = 0;
       const calls = [0, 1, 2].map(() =>
-        peer.request("tools/call", search, 600_000).then((reply) => {
+        peer.request("tools/call", search, { timeoutMs: 600_000 }).then((reply) => {
           ends = Date.now();
           return reply;
         })
@@ -169,7 +169,7 @@ async function run(options: CampaignOptions) {
       let single = Infinity;
       for (let i = 0; i < 2; i++) {
         const t0 = Date.now();
-        await peer.request("tools/call", search, 600_000);
+        await peer.request("tools/call", search, { timeoutMs: 600_000 });
         single = Math.min(single, Date.now() - t0);
       }
       const rounds = long ? 20 : 4;

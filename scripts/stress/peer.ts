@@ -6,7 +6,9 @@
  *
  * @module
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { ChildClient, NoReply, type Response } from "../../tests/_client.ts";
+
+export { META, NoReply } from "../../tests/_client.ts";
 
 /** The two runtimes the server ships on. */
 export type Runtime = "deno" | "node";
@@ -17,13 +19,6 @@ export interface Target {
   /** The command for the server with these arguments (`--root <root>` included). */
   command(root: string, args: readonly string[]): { cmd: string; args: string[] };
 }
-
-/** The `_meta` every 2026-07-28 request carries. */
-export const META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-  "io.modelcontextprotocol/clientInfo": { name: "ptc-fs-mcp-stress", version: "0" },
-};
 
 /** A message as received. */
 // deno-lint-ignore no-explicit-any
@@ -72,14 +67,8 @@ export function protocolProblem(line: string): string | null {
   return null;
 }
 
-/** Thrown when a request gets no answer in time, or the process is gone. */
-export class NoReply extends Error {}
-
-const MAX_STDERR = 64 * 1024;
-
-/** One server process and its client. */
-export class Peer {
-  readonly child: ChildProcess;
+/** One server process and a client that checks every line it sends. */
+export class Peer extends ChildClient {
   /** Lines received on stdout. */
   lineCount = 0;
   /** stdout lines that were not valid JSON-RPC (capped). */
@@ -90,15 +79,8 @@ export class Peer {
   errorTexts = 0;
   /** Ids answered after the client cancelled them, with the start of the answer. */
   readonly answeredAfterCancel: { id: unknown; answer: string }[] = [];
-  /** The start of stderr. */
-  stderr = "";
   readonly #hostPaths: readonly string[];
-  readonly #pending = new Map<string, { resolve: (m: Message) => void; reject: (e: Error) => void }>();
   readonly #cancelled = new Set<string>();
-  #buffer = "";
-  #nextId = 1_000_001; // far from the small ids the garbage campaign sends
-  #exit: { code: number | null; signal: string | null } | null = null;
-  readonly #exited: Promise<{ code: number | null; signal: string | null }>;
 
   /**
    * @param target The runtime to start.
@@ -107,49 +89,12 @@ export class Peer {
    * @param hostPaths Absolute paths no error text may contain (the root is always one).
    */
   constructor(target: Target, root: string, args: readonly string[], hostPaths: readonly string[] = []) {
-    this.#hostPaths = [root, ...hostPaths];
     const { cmd, args: argv } = target.command(root, ["--root", root, ...args]);
-    this.child = spawn(cmd, argv, { stdio: ["pipe", "pipe", "pipe"] });
-    this.child.stdin!.on("error", () => {}); // writes to a killed server fail; the exit says why
-    this.child.stdout!.setEncoding("utf8");
-    this.child.stdout!.on("data", (chunk: string) => this.#onData(chunk));
-    this.child.stderr!.setEncoding("utf8");
-    this.child.stderr!.on("data", (chunk: string) => {
-      if (this.stderr.length < MAX_STDERR) this.stderr += chunk;
-    });
-    this.#exited = new Promise((resolve) => {
-      this.child.on("exit", (code, signal) => {
-        this.#exit = { code, signal };
-        for (const [key, waiter] of this.#pending) {
-          waiter.reject(new NoReply(`the server exited before answering ${key}`));
-        }
-        this.#pending.clear();
-        resolve(this.#exit);
-      });
-    });
+    super(cmd, argv, { firstId: 1_000_001 }); // far from the small ids the garbage campaign sends
+    this.#hostPaths = [root, ...hostPaths];
   }
 
-  /** Whether the process is still running. */
-  get alive(): boolean {
-    return this.#exit === null;
-  }
-
-  /** Resolves with the exit code and signal. */
-  exited(): Promise<{ code: number | null; signal: string | null }> {
-    return this.#exited;
-  }
-
-  #onData(chunk: string): void {
-    this.#buffer += chunk;
-    let nl;
-    while ((nl = this.#buffer.indexOf("\n")) >= 0) {
-      const line = this.#buffer.slice(0, nl);
-      this.#buffer = this.#buffer.slice(nl + 1);
-      this.#onLine(line);
-    }
-  }
-
-  #onLine(line: string): void {
+  protected override received(line: string): void {
     this.lineCount++;
     const problem = protocolProblem(line);
     if (problem !== null) {
@@ -158,13 +103,8 @@ export class Peer {
     }
     const message = JSON.parse(line) as Message;
     this.#checkHygiene(message);
-    if (!("id" in message)) return;
-    const key = JSON.stringify(message.id);
-    const waiter = this.#pending.get(key);
-    if (waiter) {
-      this.#pending.delete(key);
-      waiter.resolve(message);
-    } else if (this.#cancelled.has(key)) {
+    if (!("id" in message) || this.replies.settle(message as Response)) return;
+    if (this.#cancelled.has(JSON.stringify(message.id))) {
       this.answeredAfterCancel.push({ id: message.id, answer: line.slice(0, 300) });
     }
   }
@@ -184,95 +124,31 @@ export class Peer {
     }
   }
 
-  /** Writes raw bytes or text to stdin (no newline added). */
-  writeRaw(data: string | Uint8Array): void {
-    if (this.alive) this.child.stdin!.write(data);
-  }
-
-  /** A fresh numeric request id. */
-  nextId(): number {
-    return this.#nextId++;
-  }
-
-  /** Sends a message and waits for the response with its id. */
-  send(message: Record<string, unknown>, timeoutMs = 30_000): Promise<Message> {
-    return this.sendLine(JSON.stringify(message), message.id, timeoutMs);
-  }
-
-  /** Writes one raw line and waits for the response with id `id`. */
-  sendLine(line: string, id: unknown, timeoutMs = 30_000): Promise<Message> {
-    const key = JSON.stringify(id);
-    return new Promise((resolve, reject) => {
-      if (!this.alive) return reject(new NoReply(`the server is not running (sending ${key})`));
-      const timer = setTimeout(() => {
-        this.#pending.delete(key);
-        reject(new NoReply(`no answer to ${key} within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.#pending.set(key, {
-        resolve: (m) => (clearTimeout(timer), resolve(m)),
-        reject: (e) => (clearTimeout(timer), reject(e)),
-      });
-      this.writeRaw(line + "\n");
-    });
-  }
-
-  /** Sends a 2026-07-28 request. */
-  request(method: string, params: Record<string, unknown> = {}, timeoutMs?: number): Promise<Message> {
-    return this.send(
-      { jsonrpc: "2.0", id: this.nextId(), method, params: { ...params, _meta: META } },
-      timeoutMs,
-    );
-  }
-
-  /** Calls a tool. */
-  call(name: string, args: unknown, timeoutMs?: number): Promise<Message> {
-    return this.request("tools/call", { name, arguments: args }, timeoutMs);
-  }
-
-  /** Sends a notification. */
-  notify(method: string, params: Record<string, unknown>): void {
-    this.writeRaw(JSON.stringify({ jsonrpc: "2.0", method, params: { ...params, _meta: META } }) + "\n");
-  }
-
   /** Cancels a request: from now on an answer to `id` is recorded as a failure. */
   cancel(id: unknown): void {
-    const key = JSON.stringify(id);
-    this.#cancelled.add(key);
-    const waiter = this.#pending.get(key);
-    this.#pending.delete(key);
-    waiter?.reject(new NoReply("cancelled"));
+    this.#cancelled.add(JSON.stringify(id));
+    this.replies.abandon(id, new NoReply("cancelled"));
     this.notify("notifications/cancelled", { requestId: id, reason: "stress: cancelled by the client" });
   }
 
   /** Whether the server answers a cheap request now. */
   async answers(timeoutMs = 30_000): Promise<boolean> {
     try {
-      const reply = await this.request("tools/list", {}, timeoutMs);
+      const reply = await this.request("tools/list", {}, { timeoutMs });
       return Array.isArray(reply.result?.tools);
     } catch {
       return false;
     }
   }
 
-  /** Closes stdin and waits for the exit; kills after `timeoutMs`. Returns the exit code (or null). */
-  async close(timeoutMs = 15_000): Promise<number | null> {
-    if (!this.alive) return this.#exit!.code;
-    this.child.stdin!.end();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<"late">((r) => (timer = setTimeout(() => r("late"), timeoutMs)));
-    const result = await Promise.race([this.#exited, late]);
-    clearTimeout(timer);
-    if (result === "late") {
-      await this.kill();
-      return null;
+  /** Closes stdin and waits for the exit; kills after `timeoutMs`. Returns the exit code, or null when killed. */
+  override async close(timeoutMs?: number): Promise<number | null> {
+    try {
+      return await super.close(timeoutMs);
+    } catch (error) {
+      if (error instanceof NoReply) return null;
+      throw error;
     }
-    return result.code;
-  }
-
-  /** SIGKILLs the process and waits for it. */
-  async kill(): Promise<void> {
-    if (this.alive) this.child.kill("SIGKILL");
-    await this.#exited;
   }
 }
 

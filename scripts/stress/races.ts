@@ -11,7 +11,16 @@
 import { lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Peer } from "./peer.ts";
-import { type Campaign, type CampaignOptions, Rng, startSwapper, Tally, tempDir, traverse } from "./util.ts";
+import {
+  type Campaign,
+  type CampaignOptions,
+  orRefusal,
+  Rng,
+  startSwapper,
+  Tally,
+  tempDir,
+  traverse,
+} from "./util.ts";
 
 const SECRET = "OUTSIDE-SECRET";
 const OUTSIDE_NAMES = ["o1.txt", "o2.txt", "secret.txt", "victim.txt"];
@@ -103,7 +112,7 @@ async function run(options: CampaignOptions) {
           if (op === 0 || op === 6) {
             const path = op === 0 ? "target.txt" : rng.pick(["sub/in1.txt", "sub/o1.txt"]);
             what = `read_text_file ${path}`;
-            const got = await traverse(peer, "read_text_file", { path });
+            const got = await orRefusal(traverse(peer, "read_text_file", { path }));
             if (leak(what, got, path) || "error" in got) continue;
             served++;
             const text = (got.items as { text: string }[]).map((i) => i.text).join("");
@@ -119,7 +128,7 @@ async function run(options: CampaignOptions) {
           } else if (op === 2 || op === 3) {
             const args = op === 2 ? { query: "MARK", path: "sub" } : { query: "MARK" };
             what = `search_text ${JSON.stringify(args)}`;
-            const got = await traverse(peer, "search_text", args);
+            const got = await orRefusal(traverse(peer, "search_text", args));
             if (leak(what, got) || "error" in got) continue;
             served++;
             for (const item of got.items as { path: string }[]) {
@@ -127,11 +136,11 @@ async function run(options: CampaignOptions) {
             }
           } else if (op === 4) {
             what = "list_directory sub";
-            const got = await traverse(peer, "list_directory", { path: "sub" });
+            const got = await orRefusal(traverse(peer, "list_directory", { path: "sub" }));
             if (!leak(what, got) && !("error" in got)) served++;
           } else {
             what = "search_files .txt";
-            const got = await traverse(peer, "search_files", { query: ".txt", limit: 2 });
+            const got = await orRefusal(traverse(peer, "search_files", { query: ".txt", limit: 2 }));
             if (leak(what, got) || "error" in got) continue;
             served++;
             for (const item of got.items as { path: string }[]) {

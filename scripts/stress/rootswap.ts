@@ -23,7 +23,16 @@ import {
 import { join } from "node:path";
 import { ROOT_MOVED_MESSAGE } from "../../src/errors.ts";
 import { Peer } from "./peer.ts";
-import { type Campaign, type CampaignOptions, Rng, sleep, Tally, tempDir, traverse } from "./util.ts";
+import {
+  type Campaign,
+  type CampaignOptions,
+  orRefusal,
+  Rng,
+  sleep,
+  Tally,
+  tempDir,
+  traverse,
+} from "./util.ts";
 
 const SECRET = "FOREIGN-BYTES-9d04";
 const FOREIGN_NAMES = ["foreign-only.txt", "foreign-dir"];
@@ -100,7 +109,7 @@ async function run(options: CampaignOptions) {
     };
     try {
       // The server pins the root at start: swap only once it answers.
-      const first = await traverse(peer, "search_files", { query: "txt" });
+      const first = await orRefusal(traverse(peer, "search_files", { query: "txt" }));
       tally.check(
         !("error" in first) && first.items.length === FILES.length,
         () => `start: ${JSON.stringify(first)}`,
@@ -154,7 +163,7 @@ async function run(options: CampaignOptions) {
       let during = 0;
       let duringLeaks = 0;
       for (let i = 0; i < (long ? 40 : 4) && peer.alive; i++) {
-        const call = traverse(peer, "search_text", { query: "MARK" });
+        const call = orRefusal(traverse(peer, "search_text", { query: "MARK" }));
         await sleep(rng.range(0, 3));
         renameSync(root, held);
         symlinkSync(outside, root);

@@ -13,7 +13,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Peer, type Target } from "./peer.ts";
-import { type Campaign, type CampaignOptions, Rng, Tally, tempDir, traverse } from "./util.ts";
+import { type Campaign, type CampaignOptions, orRefusal, Rng, Tally, tempDir, traverse } from "./util.ts";
 
 /**
  * The excludes; each excluded name holds a token no served path has, so a
@@ -99,7 +99,7 @@ async function run(options: CampaignOptions) {
       const peer = new Peer(target, root, args, [base.path]);
       try {
         // Served paths are served, so the trace is known to record the server's calls.
-        const listing = await traverse(peer, "search_files", { query: "." });
+        const listing = await orRefusal(traverse(peer, "search_files", { query: "." }));
         tally.check(
           !("error" in listing) && listing.items.length === 3,
           () => `round ${round} (${kinds.join(", ")}): served ${JSON.stringify(listing)}`,
@@ -125,9 +125,11 @@ async function run(options: CampaignOptions) {
           );
         }
         for (const query of ["xd-", ".xk", "xf-", "EXCLUDED"]) {
-          const found = await traverse(peer, query === "EXCLUDED" ? "search_text" : "search_files", {
-            query,
-          });
+          const found = await orRefusal(
+            traverse(peer, query === "EXCLUDED" ? "search_text" : "search_files", {
+              query,
+            }),
+          );
           tally.check(
             !("error" in found) && found.items.length === 0,
             () => `search for ${query}: ${JSON.stringify(found)}`,

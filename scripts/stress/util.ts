@@ -1,17 +1,23 @@
 /**
- * What every campaign shares: the tally of iterations and failures, a seeded
- * random source, temp directories, and a helper process that swaps files
- * for links while the server works.
+ * What every campaign shares: the tally of iterations and failures, the
+ * seed of each campaign, temp directories, refusals as outcomes, and a helper
+ * process that swaps files for links while the server works. The seeded
+ * random source, `sha256` and `traverse` are the test suite's, re-exported.
  *
  * @module
  */
 import { spawn } from "node:child_process";
-import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+import { CallFailed } from "../../tests/_client.ts";
+import { sha256 } from "../../tests/_sha256.ts";
 import { type Peer, type Runtime, stderrProblem, type Target } from "./peer.ts";
+
+export { traverse } from "../../tests/_client.ts";
+export { Rng } from "../../tests/_rng.ts";
+export { sha256 } from "../../tests/_sha256.ts";
 
 /** How big a campaign runs: `short` for the test suite, `long` for `deno task stress`. */
 export type Scale = "short" | "long";
@@ -99,41 +105,9 @@ export class Tally {
   }
 }
 
-/** A small seeded PRNG (mulberry32): the same seed replays the same campaign. */
-export class Rng {
-  #state: number;
-  constructor(seed: number) {
-    this.#state = seed >>> 0;
-  }
-  /** A float in [0, 1). */
-  next(): number {
-    let t = (this.#state = (this.#state + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-  /** An integer in [0, n). */
-  int(n: number): number {
-    return Math.floor(this.next() * n);
-  }
-  /** An integer in [lo, hi]. */
-  range(lo: number, hi: number): number {
-    return lo + this.int(hi - lo + 1);
-  }
-  /** One element. */
-  pick<T>(items: readonly T[]): T {
-    return items[this.int(items.length)];
-  }
-  /** True with probability `p`. */
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-}
-
 /** A seed derived from the run's seed and a campaign name, so one campaign replays alone. */
 export function deriveSeed(seed: number, name: string): number {
-  const digest = createHash("sha256").update(`${seed}:${name}`).digest();
-  return digest.readUInt32BE(0) & 0x7fffffff;
+  return parseInt(sha256(`${seed}:${name}`).slice(0, 8), 16) & 0x7fffffff;
 }
 
 /** A fresh temp directory and its removal. */
@@ -142,39 +116,22 @@ export function tempDir(prefix: string): { path: string; remove(): void } {
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
-/** Hex SHA-256 of a string's UTF-8 bytes (or of bytes). */
-export function sha256(data: string | Uint8Array): string {
-  return createHash("sha256").update(data).digest("hex");
-}
-
 /** Waits `ms` milliseconds. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Follows `next_cursor` to the end. Returns every item, or the error text of the page that failed. */
-export async function traverse(
-  peer: Peer,
-  tool: string,
-  args: Record<string, unknown>,
-  timeoutMs = 30_000,
-): Promise<{ items: unknown[]; pages: number } | { error: string; pages: number }> {
-  const items: unknown[] = [];
-  let cursor: string | null = null;
-  let pages = 0;
-  do {
-    const reply = await peer.call(tool, cursor === null ? args : { ...args, cursor }, timeoutMs);
-    if (reply.error) return { error: `JSON-RPC ${reply.error.code}: ${reply.error.message}`, pages };
-    if (reply.result?.isError) return { error: String(reply.result.content?.[0]?.text), pages };
-    const page = reply.result?.structuredContent;
-    if (!page || !Array.isArray(page.items)) {
-      return { error: `no structured page: ${JSON.stringify(reply)}`, pages };
-    }
-    items.push(...page.items);
-    cursor = page.next_cursor;
-    pages++;
-  } while (cursor !== null && pages < 100_000);
-  return { items, pages };
+/**
+ * What `work` resolves to, or the text of the refusal it failed with: a
+ * campaign counts refusals (`traverse(...)` refused on a page) as outcomes.
+ */
+export async function orRefusal<T>(work: Promise<T>): Promise<T | { error: string }> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof CallFailed) return { error: error.text };
+    throw error;
+  }
 }
 
 /** One swap the helper process repeats: a path alternates between its real object and a link. */

@@ -34,7 +34,7 @@ export async function floor(ctx: Context): Promise<Outcome> {
     const times: number[] = [];
     for (let i = -50; i < n; i++) {
       const t0 = performance.now();
-      const page = await client.call("read_text_file", { path: PAYLOADS[payload].file });
+      const page = await client.page("read_text_file", { path: PAYLOADS[payload].file });
       if (i >= 0) times.push(performance.now() - t0);
       ctx.check(
         page.next_cursor === null &&

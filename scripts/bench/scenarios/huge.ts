@@ -31,7 +31,7 @@ export async function huge(ctx: Context): Promise<Outcome> {
       await client.discover();
       const tDiscover = performance.now() - t0;
       let t = performance.now();
-      const listing = await client.call("list_directory", {});
+      const listing = await client.page("list_directory", {});
       const tList = performance.now() - t;
       ctx.sameList(
         listing.items.map((i: { path: string }) => i.path),
@@ -39,13 +39,13 @@ export async function huge(ctx: Context): Promise<Outcome> {
         "1,000,000-file root listing",
       );
       t = performance.now();
-      const page = await client.call("search_files", { query: TREE_QUERY });
+      const page = await client.page("search_files", { query: TREE_QUERY });
       const tSearch = performance.now() - t;
       const got = page.items.map((i: { path: string }) => i.path);
       ctx.sameList(got, matches.slice(0, got.length), "first search_files page of the 1,000,000-file root");
       ctx.check(got.length > 0 && page.next_cursor !== null, "the first page holds matches and a cursor");
       t = performance.now();
-      await client.call("search_files", { query: TREE_QUERY, cursor: page.next_cursor });
+      await client.page("search_files", { query: TREE_QUERY, cursor: page.next_cursor });
       const tSecond = performance.now() - t;
       const rss = (await memoryOf(client.pid)).rssKiB / 1024;
       const text = `discover ${ms(tDiscover)} · first root page ${ms(tList)} · first search_files page ` +

@@ -21,7 +21,7 @@ export async function listRoot(ctx: Context): Promise<Outcome> {
   const notes: string[] = [];
   const once = async (client: RpcClient) => {
     const t0 = performance.now();
-    const page = await client.call("list_directory", {});
+    const page = await client.page("list_directory", {});
     const t = performance.now() - t0;
     ctx.sameList(
       page.items.map((i: { kind: string; path: string }) => `${i.kind}\t${i.path}`),

@@ -22,7 +22,7 @@ export async function smallReads(ctx: Context): Promise<Outcome> {
     const times: number[] = [];
     for (const name of names) {
       const t0 = performance.now();
-      const page = await client.call(tool, { path: name });
+      const page = await client.page(tool, { path: name });
       times.push(performance.now() - t0);
       if (!checked) continue;
       ctx.check(page.next_cursor === null, `${name} is one page`);

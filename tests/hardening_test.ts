@@ -21,7 +21,6 @@ import { listDirectory } from "../src/tools/list_directory.ts";
 import { readTextFile } from "../src/tools/read_text_file.ts";
 import { searchFiles } from "../src/tools/search_files.ts";
 import { searchText } from "../src/tools/search_text.ts";
-import { writeTextFile } from "../src/tools/write_text_file.ts";
 
 /** Calls a tool's handler directly, as the server would; returns its value or its error's text. */
 async function call(root: Root, tool: Tool, args: Record<string, unknown>): Promise<unknown> {
@@ -219,7 +218,7 @@ test(`${RUNTIME}: malformed lines get JSON-RPC's errors, and a last request with
     server.child.stdin!.end(
       JSON.stringify({ jsonrpc: "2.0", id: "last", method: "tools/list", params: { _meta: meta } }),
     );
-    assert.equal(await server.exited(), 0);
+    assert.equal((await server.exited()).code, 0);
     const replies = server.lines.map((line) => JSON.parse(line));
     assert.deepEqual(replies.slice(0, 3).map((r) => [r.id, r.error?.code]), [
       [null, -32700],
@@ -250,7 +249,7 @@ test(`${RUNTIME}: initialize claiming 2026-07-28 is told why, and --root given t
   const root = makeRoot();
   try {
     const twice = startServer(root.path, ["--include", "**", "--root", root.path]);
-    assert.equal(await twice.exited(), 64);
+    assert.equal((await twice.exited()).code, 64);
     assert.equal(twice.stderr, "ptc-fs-mcp: --root was given 2 times; give it once\n");
   } finally {
     root.cleanup();

@@ -123,13 +123,15 @@ export function requireListed(root: Root, rel: string): void {
 }
 
 /**
- * The refusal of an admitted path the inventory does not serve: a path
+ * The refusal of an admitted path the inventory does not serve: a moved
+ * root says so; a path
  * through a symbolic link names the first link on the way (admitted by
  * name, each component may be looked at); anything else (missing, unserved,
  * another spelling of a name) gets the answer of a missing path.
  */
 export function notServed(root: Root, rel: string): unknown {
   try {
+    root.checkPin(); // a root moved meanwhile is the answer, not what its replacement lacks
     for (let at = rel.indexOf("/");; at = rel.indexOf("/", at + 1)) {
       const part = at < 0 ? rel : rel.slice(0, at);
       const kind = root.lstat(part)?.kind;

@@ -74,10 +74,15 @@ export function admit(
  * the caller closes it. An unserved path gets the answer of a missing one,
  * without any filesystem access.
  */
-export function openServedFile(root: Root, rel: string): { handle: FileHandle; info: FileInfo } {
-  admit(root, rel, "file");
+export function openServedFile(
+  root: Root,
+  rel: string,
+  listed = false,
+): { handle: FileHandle; info: FileInfo } {
+  if (!listed) admit(root, rel, "file");
   for (let attempt = 1;; attempt++) {
-    requireListed(root, rel);
+    // A path the walker listed in this very call (`listed`: a search's scope) is checked after the open only.
+    if (!listed || attempt > 1) requireListed(root, rel);
     let handle: FileHandle;
     try {
       handle = root.openRead(rel);
@@ -91,12 +96,10 @@ export function openServedFile(root: Root, rel: string): { handle: FileHandle; i
       // The no-follow open guards only the last component. A parent directory swapped for a
       // link during the open led it outside the root: so after the open, the parents must
       // still be real directories that list it, and the path must still name the opened file.
+      // (The walk starts from the root entry, which must still be the pinned root.)
       requireListed(root, rel);
       const now = root.lstat(rel);
-      if (now !== null && now.ino === info.ino && now.dev === info.dev) {
-        checkRoot(root); // and the walk to it started from the pinned root, not one swapped in meanwhile
-        return { handle, info };
-      }
+      if (now !== null && now.ino === info.ino && now.dev === info.dev) return { handle, info };
     } catch (error) {
       handle.close();
       throw refusal(error, rel);

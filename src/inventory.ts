@@ -20,6 +20,7 @@ import { Search } from "./path_search.ts";
 import type { Selector } from "./selector.ts";
 import { type EntryKind, type FileInfo, FsError, type FsPort } from "./ports/fs_port.ts";
 import { sameIdentity } from "./identity.ts";
+import { ROOT_MOVED_MESSAGE, ToolError } from "./errors.ts";
 import { isTempName } from "./temp_names.ts";
 
 const RACY_MARGIN_MS = 50;
@@ -63,13 +64,15 @@ export class Inventory {
   readonly #root: string;
   readonly #selector: Selector;
   readonly #maxDepth: number;
+  readonly #pin: FileInfo | undefined; // the root's identity at start: every walk starts from it
   readonly #cache = new Map<string, CachedDir>();
   #cachedNames = 0;
 
   /** @param root The pinned root's real path. */
-  constructor(fs: FsPort, root: string, selector: Selector, maxDepth: number) {
+  constructor(fs: FsPort, root: string, selector: Selector, maxDepth: number, pin?: FileInfo) {
     this.#fs = fs;
     this.#root = root;
+    this.#pin = pin;
     this.#selector = selector;
     this.#maxDepth = maxDepth;
   }
@@ -166,6 +169,13 @@ export class Inventory {
     const now = Date.now();
     const abs = cached?.abs ?? this.#abs(dir);
     const info = this.#fs.lstat(abs);
+    // The root path must still name the pinned root: a walk never starts from a directory swapped in.
+    if (
+      dir === "" && this.#pin &&
+      (info?.kind !== "directory" || info.ino !== this.#pin.ino || info.dev !== this.#pin.dev)
+    ) {
+      throw new ToolError(ROOT_MOVED_MESSAGE);
+    }
     if (info === null || info.kind !== "directory") {
       if (cached) this.#forget(dir, cached);
       return null;

@@ -65,7 +65,7 @@ export class Root {
     this.exclude = Object.freeze([...(options.exclude ?? [])]);
     this.selector = selector;
     this.limits = limits;
-    this.#inventory = new Inventory(fs, path, selector, limits.maxDepth);
+    this.#inventory = new Inventory(fs, path, selector, limits.maxDepth, pin);
   }
 
   /**

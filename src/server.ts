@@ -110,10 +110,9 @@ export function buildServer(
           signal: ctx.mcpReq.signal,
         };
         checkRoot(root); // first, before anything is read, listed or written
+        // Every later walk starts at the root entry, which must still be the pinned root, so a
+        // synchronous tool ends on a checked root; `search_text`, which yields, checks again at its end.
         const { value, writeJson } = (await tool.run(args as never, context)) as Reply<object>;
-        // And last, for what is read: a root replaced while the call ran may have led it elsewhere,
-        // so its result is dropped. (A write that completed is reported as done.)
-        if (tool.annotations.readOnlyHint) checkRoot(root);
         return lines ? lines.record(requestId, value, writeJson) : toolResult(value);
       } catch (error) {
         return { isError: true, content: [{ type: "text" as const, text: failureText(error) }] };

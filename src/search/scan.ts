@@ -131,7 +131,7 @@ export class Scan {
     this.#files++;
     let opened;
     try {
-      opened = openServedFile(root, from.f);
+      opened = openServedFile(root, from.f, true); // from this call's listing of the scope
     } catch (error) {
       // Gone, a link, not a regular file, not readable: skipped. But a file being replaced, or one
       // the server could not open for want of descriptors, fails the call: a skip would be a silent miss.

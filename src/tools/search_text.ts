@@ -10,7 +10,7 @@
 import * as z from "zod";
 import { Buffer } from "node:buffer";
 import { compareBytewise } from "../bytes.ts";
-import { admit, checkPathArgument, notServed, refusal } from "../confine.ts";
+import { admit, checkPathArgument, checkRoot, notServed, refusal } from "../confine.ts";
 import { assertState } from "../cursor.ts";
 import { STALE_CURSOR_MESSAGE, ToolError } from "../errors.ts";
 import { Digest } from "../hashing.ts";
@@ -117,6 +117,8 @@ async function searchPage(
   } finally {
     scan.release();
   }
+  // The scan yielded: a root replaced meanwhile may have led it elsewhere, so its result is dropped.
+  checkRoot(root);
   if (index >= files.length) position = null;
 
   const page = fitPage(ctx, scan.items, (n): Page<Item> => {

@@ -11,6 +11,8 @@
  *
  * @module
  */
+import { CursorCodec } from "../src/cursor.ts";
+import type { ToolContext } from "../src/tools/tool.ts";
 import { InMemoryTransport, type JSONRPCMessage } from "@modelcontextprotocol/server";
 import { createServer, type Limits, openRoot, type Root } from "../mod.ts";
 import { type Caller, META, Replies, type Response } from "./_client.ts";
@@ -109,4 +111,16 @@ export async function withInProcess(
     await server?.close();
     root.cleanup();
   }
+}
+
+/** What a tool's handler gets, for calling one directly on a root (as the server would). */
+export function toolContext(root: Root, signal: AbortSignal = new AbortController().signal): ToolContext {
+  return {
+    root,
+    cursors: new CursorCodec(undefined, root.limits.maxPathBytes),
+    serverInfo: { name: "test", version: "0" },
+    requestId: 1,
+    maxBytes: root.limits.maxResultBytes,
+    signal,
+  };
 }

@@ -13,7 +13,7 @@ import { chmodSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { makeRoot, RUNTIME, startServer, structured, toolErrorText, withServer } from "./_harness.ts";
 import { FsError, type FsPort, openRoot } from "../mod.ts";
-import { CursorCodec } from "../src/cursor.ts";
+import { toolContext } from "./_inprocess.ts";
 import { nodePort } from "../src/ports/node.ts";
 import type { Root } from "../src/root.ts";
 import type { Tool } from "../src/tools/tool.ts";
@@ -24,16 +24,8 @@ import { searchText } from "../src/tools/search_text.ts";
 
 /** Calls a tool's handler directly, as the server would; returns its value or its error's text. */
 async function call(root: Root, tool: Tool, args: Record<string, unknown>): Promise<unknown> {
-  const ctx = {
-    root,
-    cursors: new CursorCodec(),
-    serverInfo: { name: "test", version: "0" },
-    requestId: 1,
-    maxBytes: root.limits.maxResultBytes,
-    signal: new AbortController().signal,
-  };
   try {
-    return (await tool.run(args as never, ctx)).value;
+    return (await tool.run(args as never, toolContext(root))).value;
   } catch (error) {
     return `error: ${(error as Error).message}`;
   }
@@ -121,14 +113,7 @@ test("search_text opens at most searchScanFiles files per call and resumes where
   const temp = makeRoot(files);
   try {
     const root = openRoot({ root: temp.path, include: ["**"], limits: { searchScanFiles: 2 }, fs: nodePort });
-    const ctx = {
-      root,
-      cursors: new CursorCodec(),
-      serverInfo: { name: "test", version: "0" },
-      requestId: 1,
-      maxBytes: root.limits.maxResultBytes,
-      signal: new AbortController().signal,
-    };
+    const ctx = toolContext(root);
     const paths: string[] = [];
     let cursor: string | undefined;
     let pages = 0;
@@ -151,14 +136,7 @@ test("a path of control characters gets a cursor the server takes back, and the 
   const temp = makeRoot({ [`${deep}/x.txt`]: "x\n", "a.txt": "x\n", "zz.txt": "x\n" });
   try {
     const root = openRoot({ root: temp.path, include: ["**"], fs: nodePort });
-    const ctx = {
-      root,
-      cursors: new CursorCodec(undefined, root.limits.maxPathBytes),
-      serverInfo: { name: "test", version: "0" },
-      requestId: 1,
-      maxBytes: root.limits.maxResultBytes,
-      signal: new AbortController().signal,
-    };
+    const ctx = toolContext(root);
     const paths: string[] = [];
     let cursor: string | undefined;
     do {

@@ -17,10 +17,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeRoot, RUNTIME, traverse } from "./_harness.ts";
 import { Rng } from "./_rng.ts";
-import { withInProcess } from "./_inprocess.ts";
+import { toolContext, withInProcess } from "./_inprocess.ts";
 import { expected } from "./_search_reference.ts";
 import { type FileHandle, type FsPort, openRoot, ToolError } from "../mod.ts";
-import { CursorCodec } from "../src/cursor.ts";
 import { searchText } from "../src/tools/search_text.ts";
 import { nodePort } from "../src/ports/node.ts";
 
@@ -128,14 +127,7 @@ test(`${RUNTIME}: inside one long line the scan never reads more than a window a
       limits: { searchScanBytes: WINDOW },
       fs: port,
     });
-    const ctx = {
-      root,
-      cursors: new CursorCodec(),
-      serverInfo: { name: "test", version: "0" },
-      requestId: 1,
-      maxBytes: root.limits.maxResultBytes,
-      signal: abort.signal,
-    };
+    const ctx = toolContext(root, abort.signal);
     await assert.rejects(
       Promise.resolve(searchText.run({ query: "needle", path: "long.txt" }, ctx)),
       (error: unknown) => error instanceof ToolError && error.message === "cancelled",

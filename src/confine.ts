@@ -113,7 +113,7 @@ export function openServedFile(
  * Refuses `rel` unless the inventory lists it as a served file; a served
  * directory gets a pointer to `list_directory`, anything else `notServed`.
  */
-export function requireListed(root: Root, rel: string): void {
+function requireListed(root: Root, rel: string): void {
   try {
     if (root.isFile(rel)) return;
     if ((root.entries(rel)?.length ?? 0) > 0) {

@@ -16,7 +16,12 @@ import { Digest } from "./hashing.ts";
 import { DEFAULT_LIMITS } from "./limits.ts";
 
 /** Longest cursor a codec for the default `maxPathBytes` accepts. */
-export const MAX_CURSOR_LENGTH: number = Math.ceil((DEFAULT_LIMITS.maxPathBytes + 256) * 4 / 3) + 64;
+export const MAX_CURSOR_LENGTH: number = maxCursorLength(DEFAULT_LIMITS.maxPathBytes);
+
+/** The longest cursor whose position holds a path of `maxPathBytes`: base64 of the payload, and the mac. */
+function maxCursorLength(maxPathBytes: number): number {
+  return Math.ceil((maxPathBytes + 256) * 4 / 3) + 64;
+}
 
 /** A verified cursor: the digest of the state it was issued under, and where the traversal continues. */
 export type CursorClaims = { readonly state: string; readonly position: string };
@@ -33,7 +38,7 @@ export class CursorCodec {
    */
   constructor(key: Uint8Array = randomBytes(32), maxPathBytes: number = DEFAULT_LIMITS.maxPathBytes) {
     this.#key = key;
-    this.maxLength = Math.ceil((maxPathBytes + 256) * 4 / 3) + 64; // base64 of the payload, and the mac
+    this.maxLength = maxCursorLength(maxPathBytes);
   }
 
   #mac(payload: string): string {

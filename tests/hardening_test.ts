@@ -38,7 +38,6 @@ async function call(root: Root, tool: Tool, args: Record<string, unknown>): Prom
  */
 const folding: FsPort = {
   ...nodePort,
-  realPath: (path) => nodePort.realPath(path),
   lstat: (path) => nodePort.lstat(fold(path)),
   openRead: (path) => nodePort.openRead(fold(path)),
   readDir: (path) => nodePort.readDir(fold(path)),

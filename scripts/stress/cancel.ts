@@ -76,8 +76,7 @@ async function run(options: CampaignOptions) {
         const late = peer.answeredAfterCancel.find((a) => a.id === id);
         tally.check(late === undefined, () => `${id} was answered after its cancellation: ${late?.answer}`);
       }
-      tally.check(await peer.answers(), () => "the server stopped answering");
-      tally.check((await peer.close()) === 0, () => "the server did not exit 0 after stdin closed");
+      await tally.checkCleanExit(peer);
       answerTimes.sort((a, b) => a - b);
       tally.figure(
         `uncancelled call ${full} ms over ${files * 8} MiB; after cancel the next answer took ` +

@@ -175,8 +175,7 @@ async function run(options: CampaignOptions) {
           () => `${real.tool}: an unedited cursor was refused: ${JSON.stringify(reply).slice(0, 200)}`,
         );
       }
-      tally.check(await peer.answers(), () => "the server stopped answering");
-      tally.check((await peer.close()) === 0, () => "the server did not exit 0 after stdin closed");
+      await tally.checkCleanExit(peer);
     } finally {
       await peer.kill();
       await other.kill();

@@ -122,8 +122,7 @@ async function run(options: CampaignOptions) {
           () => `${tool}(${JSON.stringify(path)}): accepted=${accepted} but got ${text.slice(0, 200)}`,
         );
       }
-      tally.check(await peer.answers(), () => "the server stopped answering");
-      tally.check((await peer.close()) === 0, () => "the server did not exit 0 after stdin closed");
+      await tally.checkCleanExit(peer);
     } finally {
       await peer.kill();
       tally.absorb(peer);

@@ -202,8 +202,7 @@ async function run(options: CampaignOptions) {
             latencies.at(-1)?.toFixed(1) ?? "-"
           } ms`,
       );
-      tally.check(await peer.answers(), () => "the server stopped answering");
-      tally.check((await peer.close()) === 0, () => "the server did not exit 0 after stdin closed");
+      await tally.checkCleanExit(peer);
     } finally {
       await peer.kill();
       tally.absorb(peer);

@@ -157,8 +157,7 @@ async function run(options: CampaignOptions) {
       tally.figure(
         `swap cycles: ${done} x 3 (swap step errors ${errors}); requests: ${requests}, answered: ${served}`,
       );
-      tally.check(await peer.answers(), () => "the server stopped answering");
-      tally.check((await peer.close()) === 0, () => "the server did not exit 0 after stdin closed");
+      await tally.checkCleanExit(peer);
     } finally {
       swapper.stop();
       await peer.kill();

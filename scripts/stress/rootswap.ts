@@ -191,8 +191,7 @@ async function run(options: CampaignOptions) {
         tally.check(text === ROOT_MOVED_MESSAGE, () => `${what}: ${JSON.stringify(reply).slice(0, 300)}`);
       }
       tally.check(snapshot(root) === foreign, () => "the re-created root changed");
-      tally.check(await peer.answers(), () => "the server stopped answering");
-      tally.check((await peer.close()) === 0, () => "the server did not exit 0 after stdin closed");
+      await tally.checkCleanExit(peer);
     } finally {
       await peer.kill();
       tally.absorb(peer);

@@ -80,6 +80,12 @@ export class Tally {
     this.#figures.push(text);
   }
 
+  /** Checks that a peer still answers, then that closing its stdin makes it exit 0. */
+  async checkCleanExit(peer: Peer): Promise<void> {
+    this.check(await peer.answers(), () => "the server stopped answering");
+    this.check((await peer.close()) === 0, () => "the server did not exit 0 after stdin closed");
+  }
+
   /** Takes over what a finished peer saw: bad stdout lines, leaky error texts, a crash on stderr. */
   absorb(peer: Peer): void {
     for (const p of peer.protocolProblems) this.fail(`stdout: ${p}`);

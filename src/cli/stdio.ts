@@ -21,7 +21,7 @@ import { deserializeMessage } from "@modelcontextprotocol/server";
 import type { JSONRPCMessage, Transport } from "../version_gate.ts";
 import { ByteSink, encodeLine, type ResultLines } from "../result_line.ts";
 
-export const MAX_LINE_BYTES = 16 * 1024 * 1024;
+const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 const NEWLINE = 0x0a;
 

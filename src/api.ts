@@ -1,6 +1,6 @@
 /**
- * Everything the library exports but `openRoot`, which each entry binds to
- * its runtime's port: `mod.ts` (Deno, JSR), `mod.node.ts` (Node, npm).
+ * Everything the library exports but `openRoot`, which each entry binds to its runtime's port: `mod.ts`
+ * (Deno, JSR), `mod.node.ts` (Node, npm).
  *
  * @module
  */
@@ -19,12 +19,7 @@ export { compileGlob } from "./glob.ts";
 export { createSelector, type Selector } from "./selector.ts";
 export { NO_ROOT_LEVEL_INCLUDE } from "./tools/write_text_file.ts";
 export { PROTOCOL_VERSION, SERVER_NAME, VERSION } from "./version.ts";
-export {
-  type JSONRPCMessage,
-  type Transport,
-  type TransportSendOptions,
-  VersionGate,
-} from "./version_gate.ts";
+export { type JSONRPCMessage, type Transport, type TransportSendOptions, VersionGate } from "./server.ts";
 export type {
   DirectoryHold,
   DirEntry,

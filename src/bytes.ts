@@ -1,6 +1,5 @@
 /**
- * UTF-8 helpers shared by the tools: byte lengths, bytewise order, cuts on
- * character boundaries, validation.
+ * UTF-8 helpers shared by the tools: byte lengths, bytewise order, cuts on character boundaries, validation.
  *
  * @module
  */
@@ -30,8 +29,7 @@ export function utf8Length(text: string): number {
 
 /** Moves a code unit so that UTF-16 order becomes code point (= UTF-8 byte) order. */
 function rank(c: number): number {
-  if (c >= 0xd800 && c <= 0xdfff) return c + 0x2000;
-  return c >= 0xe000 ? c - 0x800 : c;
+  return c >= 0xe000 ? c - 0x800 : c >= 0xd800 ? c + 0x2000 : c;
 }
 
 /** Compares two strings by their UTF-8 bytes (JavaScript's `<` compares UTF-16 units). */
@@ -53,11 +51,7 @@ export function charBoundary(bytes: Uint8Array, end: number): number {
   return (bytes[cut] & 0xc0) === 0x80 ? end : cut;
 }
 
-/**
- * Decodes UTF-8, or `null` when it is not. It validates rather than catch a
- * fatal decoder's throw: a throw costs tens of microseconds, which made a
- * search over many invalid lines take minutes (and delayed cancellation).
- */
+/** Decodes UTF-8, or `null` when it is not (validated first: a fatal decoder's throw costs tens of µs). */
 export function decodeStrict(bytes: Uint8Array): string | null {
   return isUtf8(bytes) ? decoder.decode(bytes) : null;
 }
@@ -73,9 +67,8 @@ function claimedLength(lead: number): number {
 }
 
 /**
- * The end of the last complete character within the first `n` bytes: `n`,
- * or the start of a character that `n` cuts in two. Bytes that are not
- * UTF-8 give `n` (validation refuses them later).
+ * The end of the last complete character in the first `n` bytes, not looking past them: `n`, or the start
+ * of a character that `n` cuts in two. Bytes that are not UTF-8 give `n` (validation refuses them later).
  */
 export function completeEnd(bytes: Uint8Array, n: number): number {
   for (let i = n - 1; i >= 0 && i >= n - 4; i--) {
@@ -85,7 +78,7 @@ export function completeEnd(bytes: Uint8Array, n: number): number {
   return n;
 }
 
-/** Validates UTF-8 that arrives in pieces, keeping only a character cut by a piece's end (at most 3 bytes). */
+/** Validates UTF-8 arriving in pieces, keeping only a character cut by a piece's end (at most 3 bytes). */
 export class Utf8Stream {
   readonly #pending = new Uint8Array(4);
   #pendingLength = 0;

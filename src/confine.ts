@@ -1,8 +1,6 @@
 /**
- * Confinement for calls that name a path: the argument check, the root pin,
- * the served-path decision made from the name alone, and the open of a
- * served file, which the inventory must list, spelled exactly so, in a chain
- * of real directories from the root (each checked by a no-follow lstat).
+ * Confinement for calls that name a path: the argument check, the root pin, the decision made from
+ * the name alone, and the open of a served file, which the inventory must list, spelled exactly so.
  *
  * @module
  */
@@ -41,11 +39,9 @@ export function checkRoot(root: Root): void {
 }
 
 /**
- * Decides from the name alone, before any filesystem access, whether `rel`
- * may name a served file or a directory that may hold one (`as`: which the
- * caller accepts). A path that is excluded, too deep, passes through an
- * excluded or unreachable directory, or has a temporary name in it gets the
- * answer of a missing path, so an excluded name's existence never shows.
+ * Decides from the name alone, before any filesystem access, whether `rel` may name a served file or a
+ * directory that may hold one (`as`: which the caller accepts). A path excluded, too deep, under an
+ * excluded directory or with a temporary name gets the answer of a missing path, so it never shows.
  */
 export function admit(
   root: Root,
@@ -56,10 +52,8 @@ export function admit(
   const { selector, limits } = root;
   const segments = rel.split("/");
   if (segments.some(isTempName)) throw notFound(rel);
-  let dir = "";
-  for (let i = 0; i < segments.length - 1; i++) {
-    dir = i === 0 ? segments[0] : `${dir}/${segments[i]}`;
-    if (!selector.mayContain(dir)) throw notFound(rel);
+  for (let at = rel.indexOf("/"); at >= 0; at = rel.indexOf("/", at + 1)) {
+    if (!selector.mayContain(rel.slice(0, at))) throw notFound(rel);
   }
   const admitted = {
     file: as !== "directory" && segments.length - 1 <= limits.maxDepth && selector.isServed(rel),
@@ -69,11 +63,7 @@ export function admit(
   return admitted;
 }
 
-/**
- * Opens a served regular file for content, with the descriptor's `fstat`;
- * the caller closes it. An unserved path gets the answer of a missing one,
- * without any filesystem access.
- */
+/** Opens a served regular file, with its `fstat`; the caller closes it. An unserved path is not looked at. */
 export function openServedFile(
   root: Root,
   rel: string,
@@ -93,10 +83,8 @@ export function openServedFile(
     }
     try {
       const info = handle.stat();
-      // The no-follow open guards only the last component. A parent directory swapped for a
-      // link during the open led it outside the root: so after the open, the parents must
-      // still be real directories that list it, and the path must still name the opened file.
-      // (The walk starts from the root entry, which must still be the pinned root.)
+      // The no-follow open guards only the last component: after it, the parents (from the pinned root)
+      // must still be real directories listing it, and the path must still name the opened file.
       requireListed(root, rel);
       const now = root.lstat(rel);
       if (now !== null && now.ino === info.ino && now.dev === info.dev) return { handle, info };
@@ -109,10 +97,7 @@ export function openServedFile(
   }
 }
 
-/**
- * Refuses `rel` unless the inventory lists it as a served file; a served
- * directory gets a pointer to `list_directory`, anything else `notServed`.
- */
+/** Refuses `rel` unless the inventory lists it as a served file (a directory: see `list_directory`). */
 function requireListed(root: Root, rel: string): void {
   try {
     if (root.isFile(rel)) return;
@@ -126,11 +111,8 @@ function requireListed(root: Root, rel: string): void {
 }
 
 /**
- * The refusal of an admitted path the inventory does not serve: a moved
- * root says so; a path
- * through a symbolic link names the first link on the way (admitted by
- * name, each component may be looked at); anything else (missing, unserved,
- * another spelling of a name) gets the answer of a missing path.
+ * The refusal of an admitted path the inventory does not serve: a moved root says so; a path through a
+ * link names the first link on the way; anything else (missing, unserved, respelled) is not found.
  */
 export function notServed(root: Root, rel: string): unknown {
   try {
@@ -148,15 +130,10 @@ export function notServed(root: Root, rel: string): unknown {
   }
 }
 
-// Opens tried when the path names another file by the time it is opened or verified (an atomic
-// write renamed over it): without the retry, a search skipped a file being rewritten as if gone.
+// Opens tried when an atomic write renames over the path between the check, the open and the verification.
 const OPEN_ATTEMPTS = 3;
 
-/**
- * The refusal for a filesystem failure on `rel` (`""`: the root): whatever a
- * user can do to the tree ends as one short line, never an internal error.
- * Anything else comes back unchanged.
- */
+/** A filesystem failure on `rel` (`""`: the root) as one short refusal; anything else unchanged. */
 export function refusal(error: unknown, rel: string): unknown {
   if (!(error instanceof FsError)) return error;
   const name = rel === "" ? "the root" : shownPath(rel);

@@ -1,11 +1,7 @@
 /**
- * Signed cursors: `<payload>.<mac>`. The payload is base64url of the tool's
- * name, a digest of the traversal's arguments (never `limit`), the digest of
- * the state it depends on, and a position, joined by NUL bytes (which no
- * path holds): raw UTF-8, not JSON, so a name of control characters costs
- * its bytes and not six times as many. The mac is HMAC-SHA-256 over the
- * payload *string* under a per-process key, compared whole, so any edit,
- * even to the unused low bits of the last base64 character, is refused.
+ * Signed cursors, `<payload>.<mac>`: base64url of the tool's name, a digest of the traversal's arguments
+ * (never `limit`), the digest of the state it depends on, and a position, joined by NUL (which no path
+ * holds); the mac is HMAC-SHA-256 of the payload string under a per-process key, compared whole.
  *
  * @module
  */
@@ -60,6 +56,7 @@ export class CursorCodec {
     const encoded = cursor.slice(0, dot);
     const given = Buffer.from(cursor.slice(dot + 1));
     const expected = Buffer.from(this.#mac(encoded));
+    // Whole, so an edit even to the unused low bits of the last base64 character is refused.
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
     const [t, a, state, ...position] = Buffer.from(encoded, "base64url").toString().split("\0");
     if (t !== tool || a !== argsDigest(args)) throw invalid();

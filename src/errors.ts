@@ -1,7 +1,6 @@
 /**
- * A configuration the server cannot start with (a missing root, an invalid
- * glob or limit, a port that cannot keep the contract here). The message is
- * one line, fit for stderr.
+ * A configuration the server cannot start with (a missing root, an invalid glob or limit, a port that cannot
+ * keep the contract here). The message is one line, fit for stderr.
  */
 export class ConfigError extends Error {
   /** The `openRoot` option at fault (`root`, `limits.maxFileBytes`), so a command line can name its flag. */
@@ -9,12 +8,7 @@ export class ConfigError extends Error {
   /** What is wrong: the message without the option's name. */
   readonly problem: string;
 
-  /**
-   * Makes a configuration error.
-   *
-   * @param problem One line; with `option`, the rest of a sentence that starts with its name.
-   * @param option The option at fault, if the error is about one.
-   */
+  /** Makes one from `problem`, one line; with `option`, the rest of a sentence that starts with its name. */
   constructor(problem: string, option?: string) {
     super(option === undefined ? problem : `${option} ${problem}`);
     this.name = "ConfigError";

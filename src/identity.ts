@@ -1,24 +1,32 @@
 /**
- * File identity: kind, size, mtime, ctime, inode and device. Cursors bind it
- * (one file for `read_text_file`, every file up to the position for
- * `search_text`); a cached listing lives while its directory's holds.
+ * File identity: kind, size, mtime, ctime, inode and device. Cursors bind it (one file for `read_text_file`,
+ * every file up to the position for `search_text`); a cached listing lives while its directory's holds.
  *
  * @module
  */
-import type { FileInfo } from "./ports/fs_port.ts";
+import { type FileInfo, FsError } from "./ports/fs_port.ts";
+import type { Root } from "./root.ts";
 import { Digest } from "./hashing.ts";
+
+/** The identity of a served file now, `null` when it is gone or cannot be looked at. */
+export function identityOf(root: Root, rel: string): FileInfo | null {
+  try {
+    return root.lstat(rel);
+  } catch (error) {
+    if (error instanceof FsError) return null;
+    throw error;
+  }
+}
 
 /** Whether two stats show the same identity. */
 export function sameIdentity(a: FileInfo | null, b: FileInfo | null): boolean {
   if (a === null || b === null) return a === b;
-  return a.kind === b.kind && a.ino === b.ino && a.dev === b.dev && a.size === b.size &&
-    a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+  return a.kind === b.kind && a.ctimeNs === b.ctimeNs && sameContent(a, b);
 }
 
 /**
- * Whether the bytes behind an open descriptor are unchanged: identity without
- * ctime, which also moves when another file is renamed over the path while
- * the bytes read through this descriptor stay whole.
+ * Whether the bytes behind an open descriptor are unchanged: identity without ctime, which also moves when
+ * another file is renamed over the path.
  */
 export function sameContent(a: FileInfo, b: FileInfo): boolean {
   return a.ino === b.ino && a.dev === b.dev && a.size === b.size && a.mtimeNs === b.mtimeNs;
@@ -28,10 +36,8 @@ const RECORD_BYTES = 48; // kind, size, mtime, ctime, inode, device: 8 bytes eac
 const KINDS: readonly FileInfo["kind"][] = ["file", "directory", "symlink", "other", "unknown"];
 
 /**
- * The identities (or absence) of files `0` to `count - 1` as fixed-size
- * records in one buffer, and digests over a prefix. A string per file, alive
- * for a whole `search_text` call over a large scope, was most of what that
- * call's garbage collections found still alive.
+ * The identities (or absence) of files `0` to `count - 1` as fixed-size records in one buffer (not a string
+ * per file, for the garbage collector to trace), and digests over a prefix.
  */
 export class IdentityRecords {
   #bytes: Uint8Array;

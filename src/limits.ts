@@ -41,30 +41,22 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
 /** The smallest result ceiling that still leaves room for one item. */
 export const MIN_RESULT_BYTES = 1_024;
 
-const MINIMUMS: Readonly<Limits> = {
+// Each limit's smallest value, where it is not 1.
+const MINIMUMS: Partial<Record<keyof Limits, number>> = {
   maxResultBytes: MIN_RESULT_BYTES,
-  maxPageItems: 1,
   readChunkBytes: 4,
-  searchScanBytes: 1,
-  searchScanFiles: 1,
-  maxQueryBytes: 1,
   maxWriteBytes: 0,
   maxFileBytes: 0,
-  maxDepth: 1,
-  maxPathBytes: 1,
 };
 
 /** The largest value any limit takes: the largest integer a number holds exactly. */
 export const MAX_LIMIT = Number.MAX_SAFE_INTEGER;
 
 /**
- * The largest `maxWriteBytes`: a write's content travels in one request, one
- * stdin line of at most 16 MiB, where JSON escapes a byte in up to 6, so a
- * larger payload could never arrive (it was dropped unanswered).
+ * The largest `maxWriteBytes`: content travels in one request of at most 16 MiB, where JSON may
+ * escape a byte in 6, so a larger payload might never arrive.
  */
 export const MAX_WRITE_BYTES_LIMIT = 2 * 1024 * 1024;
-
-const MAXIMUMS: Partial<Record<keyof Limits, number>> = { maxWriteBytes: MAX_WRITE_BYTES_LIMIT };
 
 function limitProblem(value: unknown, min: number, max: number): string | undefined {
   const range = `must be an integer from ${min} to ${max}`;
@@ -85,11 +77,8 @@ export function resolveLimits(partial: Partial<Limits> = {}): Limits {
   for (const [key, value] of Object.entries(partial)) {
     if (value === undefined) continue;
     if (!Object.hasOwn(DEFAULT_LIMITS, key)) throw new ConfigError(`unknown limit ${JSON.stringify(key)}`);
-    const problem = limitProblem(
-      value,
-      MINIMUMS[key as keyof Limits],
-      MAXIMUMS[key as keyof Limits] ?? MAX_LIMIT,
-    );
+    const max = key === "maxWriteBytes" ? MAX_WRITE_BYTES_LIMIT : MAX_LIMIT;
+    const problem = limitProblem(value, MINIMUMS[key as keyof Limits] ?? 1, max);
     if (problem !== undefined) throw new ConfigError(problem, `limits.${key}`);
     limits[key] = value;
   }

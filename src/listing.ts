@@ -1,11 +1,7 @@
 /**
- * The inventory's data, touching no filesystem: a directory's listing, the
- * validated subtree built from listings, and the entries a listing shows.
- *
- * A listing holds sort keys (a file's name, or a directory's name and `/`,
- * so sibling order is full-path bytewise order) as UTF-8, each followed by a
- * NUL, in one buffer outside the JavaScript heap: a large tree costs the
- * garbage collector almost nothing to keep.
+ * The walker's data, touching no filesystem: a directory's listing, the validated subtree built from
+ * listings, and the entries a listing shows. A listing holds its sort keys (a file's name, or a directory's
+ * name and `/`, so sibling order is path order) as NUL-terminated UTF-8 in one buffer off the heap.
  *
  * @module
  */
@@ -15,15 +11,7 @@ import { compareBytewise } from "./bytes.ts";
 import { Digest } from "./hashing.ts";
 
 const SLASH = 0x2f;
-const NUL = 0;
-
 const BEYOND_SURROGATES = /[\ud800-\uffff]/;
-
-/** Sorts keys by their UTF-8 bytes; the default sort agrees unless a surrogate or U+E000.. occurs. */
-export function sortKeys(keys: string[]): void {
-  if (keys.some((k) => BEYOND_SURROGATES.test(k))) keys.sort(compareBytewise);
-  else keys.sort();
-}
 
 /** One read of a directory: its served files and candidate subdirectories, in path order. Immutable. */
 export class Listing {
@@ -32,11 +20,14 @@ export class Listing {
   readonly subdirs: readonly string[]; // the candidate subdirectories' names
   readonly subdirAt: readonly number[]; // the key index of each
 
-  /** @param keys Sort keys, sorted by `sortKeys`. */
-  constructor(keys: readonly string[]) {
+  /** @param keys Sort keys, in any order (sorted here). */
+  constructor(keys: string[]) {
+    // The default sort is UTF-8 byte order unless a surrogate or U+E000.. occurs.
+    if (keys.some((k) => BEYOND_SURROGATES.test(k))) keys.sort(compareBytewise);
+    else keys.sort();
     this.text = Buffer.from(keys.length === 0 ? "" : `${keys.join("\0")}\0`, "utf8");
     this.starts = new Uint32Array(keys.length + 1);
-    for (let at = 0, k = 0; at < this.text.length; at++) if (this.text[at] === NUL) this.starts[++k] = at + 1;
+    for (let at = 0, k = 0; at < this.text.length; at++) if (this.text[at] === 0) this.starts[++k] = at + 1;
     const subdirAt: number[] = [];
     keys.forEach((key, i) => key.endsWith("/") && subdirAt.push(i));
     this.subdirAt = subdirAt;
@@ -52,23 +43,17 @@ export class Listing {
     return this.length - this.subdirs.length;
   }
 
-  equals(other: Listing): boolean {
-    return this.text.equals(other.text);
-  }
-
   isDir(i: number): boolean {
     return this.text[this.starts[i + 1] - 2] === SLASH;
   }
 
   name(i: number): string {
-    return this.text.toString("utf8", this.starts[i], this.starts[i + 1] - (this.isDir(i) ? 2 : 1));
+    return this.text.toString("utf8", this.starts[i], this.#nameEnd(i));
   }
 
   /** Compares the names of keys `i` and `j`, bytewise. */
   compareNames(i: number, j: number): number {
-    const iEnd = this.starts[i + 1] - (this.isDir(i) ? 2 : 1);
-    const jEnd = this.starts[j + 1] - (this.isDir(j) ? 2 : 1);
-    return compareBytes(this.text, this.starts[i], iEnd, this.text, this.starts[j], jEnd);
+    return this.#compare(this.starts[i], this.#nameEnd(i), this.text, this.starts[j], this.#nameEnd(j));
   }
 
   keyLength(i: number): number {
@@ -77,14 +62,14 @@ export class Listing {
 
   /** Compares key `i` with `s` from byte `from` on, bytewise. */
   compareKey(i: number, s: Uint8Array, from: number): number {
-    return compareBytes(this.text, this.starts[i], this.starts[i + 1] - 1, s, from, s.length);
+    return this.#compare(this.starts[i], this.starts[i + 1] - 1, s, from, s.length);
   }
 
   /** Whether key `i` is a prefix of `s` from byte `from` on. */
   isPrefixOf(i: number, s: Uint8Array, from: number): boolean {
     const length = this.keyLength(i);
     if (from + length > s.length) return false;
-    return compareBytes(this.text, this.starts[i], this.starts[i] + length, s, from, from + length) === 0;
+    return this.#compare(this.starts[i], this.starts[i] + length, s, from, from + length) === 0;
   }
 
   /** Whether `key` (a file's name, or a directory's name and `/`) is one of the keys, byte for byte. */
@@ -102,6 +87,21 @@ export class Listing {
   /** The index of the key that holds byte `at`. */
   keyAt(at: number): number {
     return firstIndex(this.length, (i) => this.starts[i] > at) - 1;
+  }
+
+  #nameEnd(i: number): number {
+    return this.starts[i + 1] - (this.isDir(i) ? 2 : 1);
+  }
+
+  /** Compares `text[from..to)` with `s[s0..s1)`, bytewise. */
+  #compare(from: number, to: number, s: Uint8Array, s0: number, s1: number): number {
+    const { text } = this;
+    const n = Math.min(to - from, s1 - s0);
+    for (let i = 0; i < n; i++) {
+      const d = text[from + i] - s[s0 + i];
+      if (d !== 0) return d;
+    }
+    return to - from - (s1 - s0);
   }
 }
 
@@ -122,10 +122,8 @@ export class Tree {
   }
 
   /**
-   * SHA-256 over the served paths of this subtree, made from the children's
-   * digests: `name\0` per file and `name/<digest>\0` per subdirectory with
-   * something served, in order. So it changes exactly when a served path is
-   * added or removed, and a listing without subdirectories is its own text.
+   * SHA-256 over the served paths of this subtree, from the children's digests: `name\0` per file and
+   * `name/<digest>\0` per subdirectory with something served, in order; it changes exactly when they do.
    */
   get digest(): string {
     if (this.#digest === undefined) {
@@ -147,24 +145,11 @@ export class Tree {
 
   /** The served file paths of this subtree, bytewise; `prefix` is its directory's path and `/`, or `""`. */
   *files(prefix: string): Generator<string> {
-    const stack = [{ tree: this as Tree, prefix, i: 0, k: 0 }];
-    while (stack.length > 0) {
-      const top = stack[stack.length - 1];
-      const { listing, children } = top.tree;
-      if (top.i === listing.length) {
-        stack.pop();
-        continue;
-      }
-      const i = top.i++;
-      if (!listing.isDir(i)) {
-        yield top.prefix + listing.name(i);
-        continue;
-      }
-      const child = children[top.k];
-      if (child?.count) {
-        stack.push({ tree: child, prefix: `${top.prefix}${listing.subdirs[top.k]}/`, i: 0, k: 0 });
-      }
-      top.k++;
+    const { listing, children } = this;
+    for (let i = 0, k = 0; i < listing.length; i++) {
+      const child = listing.isDir(i) ? children[k++] : undefined; // a file's is undefined, a gone directory's null
+      if (child === undefined) yield prefix + listing.name(i);
+      else if (child?.count) yield* child.files(`${prefix}${listing.name(i)}/`);
     }
   }
 }
@@ -219,24 +204,4 @@ export function firstIndex(n: number, pred: (i: number) => boolean): number {
     else lo = mid + 1;
   }
   return lo;
-}
-
-/** The digest of an empty served-path set. */
-export const EMPTY_DIGEST: string = createHash("sha256").digest("hex");
-
-/** Compares `a[aStart..aEnd)` with `b[bStart..bEnd)`, bytewise. */
-function compareBytes(
-  a: Uint8Array,
-  aStart: number,
-  aEnd: number,
-  b: Uint8Array,
-  bStart: number,
-  bEnd: number,
-) {
-  const n = Math.min(aEnd - aStart, bEnd - bStart);
-  for (let i = 0; i < n; i++) {
-    const d = a[aStart + i] - b[bStart + i];
-    if (d !== 0) return d;
-  }
-  return aEnd - aStart - (bEnd - bStart);
 }

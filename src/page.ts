@@ -1,8 +1,6 @@
 /**
- * A read tool's result is a page, `{items, next_cursor, content_hash}`,
- * fitted against the fully encoded JSON-RPC result line (`result_line.ts`
- * knows its size): items are dropped from the end, and the cursor re-issued
- * for the shorter page, until the line fits the ceiling.
+ * A read tool's result is a page, `{items, next_cursor, content_hash}`, fitted against its exactly sized
+ * result line (`result_line.ts`): items are dropped from the end, the cursor re-issued, until it fits.
  *
  * @module
  */
@@ -25,11 +23,8 @@ export interface JsonSink {
 export type JsonWriter = (sink: JsonSink) => void;
 
 /**
- * The schema of a page of `item`s. `next_cursor` is not declared: nullable
- * needs a type list (`["string", "null"]`), which hosts with a bounded schema
- * profile (PtcRunner) refuse; the root's description documents it instead.
- * `additionalProperties: true` goes through `meta` because zod writes
- * "anything" as `{}`, not the boolean those hosts require.
+ * The schema of a page of `item`s, for hosts with a bounded schema profile (PtcRunner): `next_cursor` is
+ * described, not declared (nullable needs a type list), and `additionalProperties: true` set through `meta`.
  */
 export function pageSchema<T extends z.ZodType>(item: T) {
   return z.looseObject({
@@ -42,18 +37,16 @@ const PAGE_DESCRIPTION = "One page: `items`, `content_hash`, and `next_cursor`, 
   "`cursor` (with the same other arguments) for the next page, or null when the traversal is complete.";
 
 /**
- * The longest prefix page of `items` that fits the ceiling; `build(n)` makes
- * the page of the first `n` items, with its cursor. Throws when not one fits.
+ * The longest prefix page of `items` that fits the ceiling; `build(n)` makes the page of the first `n`
+ * items (`items.slice(0, n)`), with its cursor. Throws when not one fits.
  */
 export function fitPage<T>(envelope: Envelope, items: readonly T[], build: (n: number) => Page<T>): Page<T> {
-  // sums[n]: what the first n items add, each after a first one (a comma in each copy included).
+  // sums[n]: what the first n items add, a comma in each copy included (the first item has none: - 2).
   const sums = [0];
   for (const item of items) sums.push(sums[sums.length - 1] + itemCost(item));
-  // Exact: the page's shell, plus its items' costs when they are a prefix of `items`.
   const sizeOf = (page: Page<T>): number => {
     const n = page.items.length;
-    if (n === 0 || !isPrefix(page.items, items)) return encodedSize(envelope, page);
-    return encodedSize(envelope, { ...page, items: [] }) + sums[n] - 2;
+    return encodedSize(envelope, { ...page, items: [] }) + (n === 0 ? 0 : sums[n] - 2);
   };
   const fits = (page: Page<T>) => sizeOf(page) <= envelope.maxBytes;
   // Estimate with the empty page's shell (its cursor stands in for the real one), then correct exactly.
@@ -81,10 +74,4 @@ export function fitPage<T>(envelope: Envelope, items: readonly T[], build: (n: n
     );
   }
   return build(0);
-}
-
-function isPrefix<T>(page: readonly T[], items: readonly T[]): boolean {
-  if (page.length > items.length) return false;
-  for (let i = 0; i < page.length; i++) if (page[i] !== items[i]) return false;
-  return true;
 }

@@ -1,9 +1,7 @@
 /**
- * The path search behind `search_files`: the served paths of a validated
- * `Tree` that contain a query and come after a position, bytewise, until one
- * match past the page. What lies before the position is skipped by binary
- * search; a run of file names is searched with one native byte search over
- * the listing's text.
+ * The path search behind `search_files`: the served paths of a validated `Tree` that contain a query and
+ * come after a position, bytewise, until one match past the page. What lies before the position is skipped
+ * by binary search; a run of file names is searched with one native byte search over the listing's text.
  *
  * @module
  */
@@ -12,10 +10,17 @@ import { firstIndex, type Listing, type Tree } from "./listing.ts";
 
 const LONE_SURROGATE = /\p{Surrogate}/u;
 
-/** One page of a path search: at most `max` matches, and whether `more` follow. */
+/** A page of `search_files`: matching paths, whether more follow, and the digest of the root's served paths. */
+export interface Found {
+  readonly paths: string[];
+  readonly more: boolean;
+  readonly state: string;
+}
+
+/** One page of a path search: at most `max` matches. */
 export class Search {
-  readonly paths: string[] = [];
-  more = false;
+  readonly #paths: string[] = [];
+  #more = false;
   readonly #query: string;
   readonly #needle: Buffer;
   readonly #max: number;
@@ -29,52 +34,43 @@ export class Search {
   }
 
   /** Searches `tree` (the root's) after the path `after`. */
-  run(tree: Tree, after: string | undefined): this {
+  run(tree: Tree, after: string | undefined): Found {
     // No path holds a NUL or a lone surrogate: such a query matches nothing.
-    if (this.#query.includes("\0") || LONE_SURROGATE.test(this.#query)) return this;
-    this.#walk(tree, "", after === undefined ? undefined : Buffer.from(after, "utf8"), 0, false);
-    return this;
+    if (!this.#query.includes("\0") && !LONE_SURROGATE.test(this.#query)) {
+      this.#walk(tree, "", after === undefined ? undefined : Buffer.from(after, "utf8"), 0, false);
+    }
+    return { paths: this.#paths, more: this.#more, state: tree.digest };
   }
 
   /**
-   * Walks the subtree at `prefix` (`""` or ending in `/`), from `position`
-   * (its bytes from `from` on) when the start lies inside; `hit`: the
-   * directory path already contains the plain query. True once the page is complete.
+   * Walks the subtree at `prefix` (`""` or ending in `/`), from `position` (its bytes from `from` on);
+   * `hit`: the directory path already contains the plain query. True once the page is complete.
    */
   #walk(tree: Tree, prefix: string, position: Buffer | undefined, from: number, hit: boolean): boolean {
     const { listing, children } = tree;
     const { subdirs, subdirAt } = listing;
-    let i = 0;
-    if (position !== undefined) {
-      i = listing.firstAfter(position, from);
-      // The subdirectory holding the position, if any, is the key just before.
-      const j = i - 1;
-      if (j >= 0 && listing.isDir(j) && listing.isPrefixOf(j, position, from)) {
-        const k = subdirAt.indexOf(j);
-        const child = children[k];
-        const name = subdirs[k];
-        const inside = from + listing.keyLength(j);
-        if (child?.count && this.#walk(child, `${prefix}${name}/`, position, inside, this.#hit(hit, name))) {
-          return true;
-        }
-      }
+    let i = position === undefined ? 0 : listing.firstAfter(position, from);
+    let k = firstIndex(subdirAt.length, (k) => subdirAt[k] >= i);
+    // The key just before the start, a subdirectory whose key is a prefix of the position, holds it: walked first.
+    if (k > 0 && subdirAt[k - 1] === i - 1 && listing.isPrefixOf(i - 1, position!, from)) {
+      k--;
+      i--;
+      from += listing.keyLength(i);
+    } else {
+      position = undefined;
     }
     // Between two subdirectories the keys are files: each run is searched at once.
-    for (let k = firstIndex(subdirAt.length, (k) => subdirAt[k] >= i);; k++) {
+    for (;; k++) {
       const end = k < subdirs.length ? subdirAt[k] : listing.length;
       if (i < end && this.#files(listing, prefix, i, end, hit)) return true;
       if (k === subdirs.length) return false;
       const child = children[k];
       const name = subdirs[k];
-      if (child?.count && this.#walk(child, `${prefix}${name}/`, undefined, 0, this.#hit(hit, name))) {
-        return true;
-      }
+      const childHit = hit || (this.#plain && name.includes(this.#query));
+      if (child?.count && this.#walk(child, `${prefix}${name}/`, position, from, childHit)) return true;
+      position = undefined;
       i = end + 1;
     }
-  }
-
-  #hit(hit: boolean, name: string): boolean {
-    return hit || (this.#plain && name.includes(this.#query));
   }
 
   /** Collects the matches among keys `from` to `to`, all files. */
@@ -98,11 +94,11 @@ export class Search {
 
   /** Adds a match; on a full page notes that more follow and returns true instead. */
   #add(path: string): boolean {
-    if (this.paths.length === this.#max) {
-      this.more = true;
+    if (this.#paths.length === this.#max) {
+      this.#more = true;
       return true;
     }
-    this.paths.push(path);
+    this.#paths.push(path);
     return false;
   }
 }

@@ -1,6 +1,6 @@
 /**
- * The path contract for tool arguments: relative paths only, rejected, never
- * resolved, when they could point anywhere unexpected.
+ * The path contract for tool arguments: relative paths only, rejected, never resolved, when they could
+ * point anywhere unexpected.
  *
  * @module
  */
@@ -10,13 +10,10 @@ import { DEFAULT_LIMITS } from "./limits.ts";
 /** Longest path segment, in UTF-8 bytes (the usual `NAME_MAX`). */
 const MAX_SEGMENT_BYTES = 255;
 
-const LONE_SURROGATE = /\p{Surrogate}/u;
-
 /**
- * Validates a relative path argument; `""` names the root. Absolute paths,
- * `.`/`..` and empty segments (`a//b`, a trailing `/`), NUL bytes,
- * backslashes, drive prefixes and over-long paths give `null`: nothing is
- * resolved or normalised away.
+ * Validates a relative path argument; `""` names the root. Absolute paths, `.`/`..` and empty segments
+ * (`a//b`, a trailing `/`), NUL bytes, backslashes, drive prefixes and paths over `maxBytes` UTF-8 bytes
+ * give `null`: nothing is resolved or normalised away.
  *
  * @example Accepting and rejecting paths
  * ```ts
@@ -26,21 +23,14 @@ const LONE_SURROGATE = /\p{Surrogate}/u;
  * assert.equal(normalizeRelative("../etc/passwd"), null);
  * assert.equal(normalizeRelative("docs//a.md"), null);
  * ```
- *
- * @param path The argument as received.
- * @param maxBytes The longest accepted path, in UTF-8 bytes.
- * @returns The path, or `null` when it is not an acceptable relative path.
  */
-export function normalizeRelative(
-  path: string,
-  maxBytes: number = DEFAULT_LIMITS.maxPathBytes,
-): string | null {
+export function normalizeRelative(path: string, maxBytes = DEFAULT_LIMITS.maxPathBytes): string | null {
   if (typeof path !== "string") return null;
   if (path === "") return "";
   if (utf8Length(path) > maxBytes) return null;
-  if (path.includes("\0") || path.includes("\\")) return null;
-  if (LONE_SURROGATE.test(path)) return null; // not encodable: the runtime would name another file
-  if (path.startsWith("/") || /^[A-Za-z]:/.test(path)) return null;
+  // A lone surrogate is not encodable: the runtime would name another file. (A leading `/` leaves
+  // an empty segment.)
+  if (/[\0\\]|^[A-Za-z]:|\p{Surrogate}/u.test(path)) return null;
   for (const segment of path.split("/")) {
     if (segment === "" || segment === "." || segment === "..") return null;
     if (utf8Length(segment) > MAX_SEGMENT_BYTES) return null;

@@ -1,20 +1,7 @@
 /**
- * The JSON-RPC line that carries a tool result: its exact length (pages are
- * fitted to the ceiling) and its bytes (the binary's stdio transport).
- *
- * The line is a fixed envelope around the result's JSON `J` twice: as
- * `structuredContent`, and as the text block's JSON string, which adds a
- * backslash before every `"` and `\` of `J` (JSON text holds no other
- * character a string escapes). So an item costs the same on any page.
- *
- * The SDK would stringify the page twice more and transcode the line: on a
- * 64 MiB read that was a quarter of the server's busy time at the default
- * ceiling, half with 1 MiB results. So a server given a `ResultLines` records
- * each result (for a read page, with a writer of its JSON straight from the
- * file bytes) by request id; the transport takes it back, and `encodeLine`
- * writes the JSON once and copies it escaped. The bytes equal
- * `JSON.stringify(message) + "\n"` (tests compare them). Sizes and bytes stay
- * in one module, past 250 lines: they are one piece of knowledge and must agree.
+ * The JSON-RPC line that carries a tool result: its exact length (pages are fitted to the ceiling) and its
+ * bytes (the binary's stdio transport), kept in one module because they must agree. The line holds the
+ * result's JSON twice: as `structuredContent`, and as the text block's string (`"` and `\` escaped).
  *
  * @module
  */
@@ -28,8 +15,8 @@ export interface Envelope {
   readonly serverInfo: { readonly name: string; readonly version: string };
 }
 
-/** The line around the result, all but its JSON's two copies (an empty text and a 0 stand in: 3 bytes). */
-function envelopeSize({ requestId, serverInfo }: Envelope): number {
+/** The exact byte length of the JSON-RPC line that carries `structured`. */
+export function encodedSize({ requestId, serverInfo }: Envelope, structured: object): number {
   const line = {
     result: {
       content: [{ type: "text", text: "" }],
@@ -40,7 +27,8 @@ function envelopeSize({ requestId, serverInfo }: Envelope): number {
     jsonrpc: "2.0",
     id: requestId,
   };
-  return utf8Length(JSON.stringify(line)) - 3;
+  // The envelope less its stand-ins for the two copies (an empty text and a 0: 3 bytes), plus the copies.
+  return utf8Length(JSON.stringify(line)) - 3 + twiceSize(JSON.stringify(structured));
 }
 
 /** What a JSON text adds to a result line: itself, and itself as a JSON string. */
@@ -55,39 +43,31 @@ function twiceSize(json: string): number {
   return 2 * (multiByte ? utf8Length(json) : json.length) + escapes + 2;
 }
 
-/** The exact byte length of the JSON-RPC line that carries `structured`. */
-export function encodedSize(envelope: Envelope, structured: object): number {
-  return envelopeSize(envelope) + twiceSize(JSON.stringify(structured));
-}
-
-/** What one item adds to a page: its JSON twice (as `twiceSize`), and a comma in each copy. */
+/** What one item adds to a page, the same on any page: its JSON twice, and a comma in each copy. */
 export function itemCost(item: unknown): number {
-  return twiceSize(JSON.stringify(item)) - 2 + 2;
+  return twiceSize(JSON.stringify(item)); // the 2 that counts a string's quotes counts the two commas
 }
 
 /**
- * What each byte of a string value's well-formed UTF-8 costs in a result
- * line: its JSON escape, plus that escape escaped again in the text block
- * (2 for most, 6 for `"` and `\`, 5 for `\n`, 13 for `\u00XX`). A byte of a
- * multi-byte character is never escaped: 2.
+ * What each byte of a string value's well-formed UTF-8 costs in a result line: its JSON escape, plus that
+ * escape escaped again (2 for most, 6 for `"` and `\`, 5 for `\n`, 13 for `\u00XX`, 2 in a multi-byte one).
  */
-export const STRING_BYTE_COST: Readonly<Uint8Array> = (() => {
-  const costs = new Uint8Array(256).fill(2);
-  for (let b = 0; b < 0x80; b++) {
-    costs[b] = twiceSize(JSON.stringify(String.fromCharCode(b))) - twiceSize('""');
-  }
-  return costs;
-})();
+export const STRING_BYTE_COST: Readonly<Uint8Array> = Uint8Array.from(
+  { length: 256 },
+  (_, b) => b < 0x80 ? twiceSize(JSON.stringify(String.fromCharCode(b))) - twiceSize('""') : 2,
+);
 
 const encoder = new TextEncoder();
-
 const BLOCK = 16 * 1024; // bytes escaped per step: bounds how far a sink grows ahead of what it holds
 
-/** What `JSON.stringify` writes for each ASCII character inside a string, as bytes. */
-const STRING_ESCAPES: readonly Uint8Array[] = Array.from(
-  { length: 0x80 },
-  (_, b) => encoder.encode(JSON.stringify(String.fromCharCode(b)).slice(1, -1)),
-);
+/** Per byte, what `JSON.stringify` writes for it inside a string when `escaped(byte)`, else `null`. */
+const escapes = (escaped: (b: number) => boolean): readonly (Uint8Array | null)[] =>
+  Array.from(
+    { length: 256 },
+    (_, b) => escaped(b) ? encoder.encode(JSON.stringify(String.fromCharCode(b)).slice(1, -1)) : null,
+  );
+const STRING_ESCAPES = escapes((b) => b < 0x20 || b === 0x22 || b === 0x5c);
+const TEXT_ESCAPES = escapes((b) => b === 0x22 || b === 0x5c);
 
 /** A growable byte buffer that lines are written into, reused from line to line. */
 export class ByteSink implements JsonSink {
@@ -120,24 +100,23 @@ export class ByteSink implements JsonSink {
   }
 
   jsonString(utf8: Uint8Array): void {
-    this.#escaped(utf8, 6, (b) => b < 0x20 || b === 0x22 || b === 0x5c ? STRING_ESCAPES[b] : null);
+    this.#escaped(utf8, 6, STRING_ESCAPES);
   }
 
   /** Appends JSON text as the inside of a JSON string: a backslash before each `"` and `\`. */
   jsonText(json: Uint8Array): void {
-    this.#escaped(json, 2, (b) => b === 0x22 ? QUOTE : b === 0x5c ? BACKSLASH : null);
+    this.#escaped(json, 2, TEXT_ESCAPES);
   }
 
-  /** Appends `bytes`, each through `escape` (`null`: as it is); no escape is longer than `widest`. */
-  #escaped(bytes: Uint8Array, widest: number, escape: (b: number) => Uint8Array | null): void {
+  /** Appends `bytes`, each through `escapes` (none longer than `widest`). */
+  #escaped(bytes: Uint8Array, widest: number, escapes: readonly (Uint8Array | null)[]): void {
     for (let from = 0; from < bytes.length; from += BLOCK) {
       const to = Math.min(from + BLOCK, bytes.length);
       const out = this.#reserve(widest * (to - from));
       let at = this.#length;
       for (let i = from; i < to; i++) {
-        const b = bytes[i];
-        const escaped = b >= 0x20 && b !== 0x22 && b !== 0x5c ? null : escape(b);
-        if (escaped === null) out[at++] = b;
+        const escaped = escapes[bytes[i]];
+        if (escaped === null) out[at++] = bytes[i];
         else for (let k = 0; k < escaped.length; k++) out[at++] = escaped[k];
       }
       this.#length = at;
@@ -155,9 +134,6 @@ export class ByteSink implements JsonSink {
   }
 }
 
-const QUOTE = encoder.encode('\\"');
-const BACKSLASH = encoder.encode("\\\\");
-
 /** A tool result as the SDK takes it: the value, and its JSON as the one text block. */
 export function toolResult(value: object, json: string = JSON.stringify(value)) {
   return {
@@ -169,10 +145,7 @@ export function toolResult(value: object, json: string = JSON.stringify(value)) 
 /** A result recorded for the transport: its value, its JSON, and a writer of that JSON as bytes. */
 type Recorded = { readonly value: object; readonly json: string; readonly write: JsonWriter };
 
-/**
- * The results a server made, by request id, until the transport sends them:
- * made per connection by the binary, the server records, the transport takes.
- */
+/** The results a server made, by request id, until the transport sends them (one per binary connection). */
 export class ResultLines {
   readonly #recorded = new Map<string | number, Recorded>();
 
@@ -191,81 +164,59 @@ export class ResultLines {
   }
 }
 
-// Stand-ins for the structured value and the content block in the line's shell; a shell that
-// holds them other than once each (a client can choose a string id) is written the plain way.
-const VALUE_STAND_IN = "\u0000ptc-fs-mcp:value\u0000";
-const TEXT_STAND_IN = "\u0000ptc-fs-mcp:text\u0000";
-const VALUE_MARK = JSON.stringify(VALUE_STAND_IN);
-const TEXT_MARK = JSON.stringify(TEXT_STAND_IN);
+// Stand-ins for the value and the content block in the line's shell; a shell that holds them other than
+// once each (a client can choose a string id) is written the plain way.
+const STAND_INS: Record<string, string> = {
+  structuredContent: "\u0000ptc-fs-mcp:value\u0000",
+  content: "\u0000ptc-fs-mcp:text\u0000",
+};
+const MARK = /"\\u0000ptc-fs-mcp:(value|text)\\u0000"/; // a stand-in as JSON; split() keeps its name
 
 const valueJson = new ByteSink(); // the value's JSON, made once per line (lines are encoded one at a time)
 
-/** The index of `mark` in `shell` when it occurs exactly once, else -1. */
-function onlyAt(shell: string, mark: string): number {
-  const at = shell.indexOf(mark);
-  return at === shell.lastIndexOf(mark) ? at : -1;
-}
-
 /**
- * Appends the line for `message` (with its newline) to `sink`: the bytes of
- * `JSON.stringify(message) + "\n"`, made from the recorded result's own
- * bytes when `message` carries it unchanged.
+ * Appends the bytes of `JSON.stringify(message) + "\n"` to `sink`, made from the recorded result's own bytes
+ * when `message` carries it unchanged: its JSON is written once, then copied escaped.
  */
 export function encodeLine(message: unknown, sink: ByteSink, recorded?: Recorded): void {
   const result = (message as { result?: { content?: unknown; structuredContent?: unknown } }).result;
-  const shell = recorded && carries(result, recorded)
+  const pieces = recorded && carries(result, recorded)
     ? JSON.stringify(message, function (this: unknown, key: string, value: unknown) {
-      if (this !== result) return value;
-      return key === "structuredContent" ? VALUE_STAND_IN : key === "content" ? TEXT_STAND_IN : value;
-    })
-    : "";
-  const valueAt = onlyAt(shell, VALUE_MARK);
-  const textAt = onlyAt(shell, TEXT_MARK);
-  if (!recorded || valueAt < 0 || textAt < 0) {
+      return this === result && Object.hasOwn(STAND_INS, key) ? STAND_INS[key] : value;
+    }).split(MARK)
+    : [];
+  if (pieces.length !== 5 || pieces[1] === pieces[3]) {
     sink.text(JSON.stringify(message) + "\n");
     return;
   }
   valueJson.clear();
-  recorded.write(valueJson);
+  recorded!.write(valueJson);
   const json = valueJson.view();
-  const parts = [
-    { at: valueAt, length: VALUE_MARK.length, write: () => sink.bytes(json) },
-    {
-      at: textAt,
-      length: TEXT_MARK.length,
-      write: () => {
-        sink.text('[{"type":"text","text":"');
-        sink.jsonText(json);
-        sink.text('"}]');
-      },
-    },
-  ].sort((a, b) => a.at - b.at);
-  let from = 0;
-  for (const part of parts) {
-    sink.text(shell.slice(from, part.at));
-    part.write();
-    from = part.at + part.length;
-  }
-  sink.text(shell.slice(from) + "\n");
+  pieces.forEach((piece, i) => {
+    if (i % 2 === 0) sink.text(piece);
+    else if (piece === "value") sink.bytes(json);
+    else {
+      sink.text('[{"type":"text","text":"');
+      sink.jsonText(json);
+      sink.text('"}]');
+    }
+  });
+  sink.text("\n");
 }
 
 /**
- * Whether `result` still carries the recorded result: one text block of its
- * JSON, and the same fields with the same values (the SDK's validation
- * copies objects but keeps each field's value).
+ * Whether `result` still carries the recorded result: one text block of its JSON, and the same fields with
+ * the same values (the SDK's validation copies objects but keeps each field's value).
  */
-function carries(
-  result: { content?: unknown; structuredContent?: unknown } | undefined,
-  recorded: Recorded,
-): boolean {
+function carries(result: { content?: unknown; structuredContent?: unknown } | undefined, recorded: Recorded) {
   const value = result?.structuredContent as Record<string, unknown> | undefined;
   const content = result?.content;
   if (typeof value !== "object" || value === null || !Array.isArray(content) || content.length !== 1) {
     return false;
   }
   const block = content[0] as Record<string, unknown>;
-  if (block?.type !== "text" || block.text !== recorded.json || Object.keys(block).length !== 2) return false;
-  const keys = Object.keys(recorded.value);
   const own = recorded.value as Record<string, unknown>;
-  return Object.keys(value).length === keys.length && keys.every((k) => value[k] === own[k]);
+  const keys = Object.keys(own);
+  return block?.type === "text" && block.text === recorded.json && Object.keys(block).length === 2 &&
+    Object.keys(value).length === keys.length && keys.every((k) => value[k] === own[k]);
 }

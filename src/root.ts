@@ -1,8 +1,7 @@
 /**
- * `openRoot` validates a configuration and pins the root at start by its
- * real path and identity (device and inode). The `Root` gives the tools the
- * few verbs they need on paths relative to the root; every call checks the
- * pin first (`checkPin`).
+ * `openRoot` pins the root by its real path and identity; a `Root` gives the tools their verbs on relative
+ * paths and finds what is served from a cache of directory listings, each revalidated by one no-follow lstat
+ * per call. Over 250 lines: the verbs and the walker are one class, sharing the pin and the cache.
  *
  * @module
  */
@@ -10,10 +9,33 @@ import { resolve } from "node:path";
 import { ConfigError, ROOT_MOVED_MESSAGE, ToolError } from "./errors.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
 import { createSelector, type Selector } from "./selector.ts";
-import type { DirectoryHold, FileHandle, FileInfo, FsPort } from "./ports/fs_port.ts";
+import type { DirectoryHold, EntryKind, FileHandle, FileInfo, FsPort } from "./ports/fs_port.ts";
 import { FsError } from "./ports/fs_port.ts";
-import { type Found, Inventory } from "./inventory.ts";
-import type { ServedEntries } from "./listing.ts";
+import { joinRelative } from "./paths.ts";
+import { Listing, ServedEntries, Tree } from "./listing.ts";
+import { type Found, Search } from "./path_search.ts";
+import { sameIdentity } from "./identity.ts";
+import { isTempName } from "./temp_names.ts";
+
+const RACY_MARGIN_MS = 50; // a listing read this soon after its directory changed is read again next time
+const SETTLED_READ_ATTEMPTS = 3; // reads of a directory that keeps changing while it is read
+const MAX_CACHED_NAMES = 2_000_000; // then the cache starts over
+const NO_TREE = new Tree(new Listing([]), []);
+
+/** A cached directory: its listing, the identity it was read under, and what was derived from it. */
+interface CachedDir {
+  info: FileInfo;
+  trusted: boolean; // read long enough after its last change
+  readonly listing: Listing;
+  tree?: Tree; // the last validated subtree
+  hint: number; // the subdirectory that last had something served below it
+  subdirPaths?: readonly string[];
+  shown?: { value: ServedEntries; served: boolean[] }; // the last entries shown, and which subdirectories
+}
+
+function depthOf(dir: string): number {
+  return dir === "" ? 0 : dir.split("/").length;
+}
 
 /** What `openRoot` accepts. */
 export interface RootOptions {
@@ -47,7 +69,8 @@ export class Root {
   /** The filesystem port. */
   readonly fs: FsPort;
   readonly #pin: FileInfo;
-  readonly #inventory: Inventory;
+  readonly #cache = new Map<string, CachedDir>();
+  #cachedNames = 0;
 
   /** @ignore Use `openRoot`. */
   constructor(
@@ -65,18 +88,11 @@ export class Root {
     this.exclude = Object.freeze([...(options.exclude ?? [])]);
     this.selector = selector;
     this.limits = limits;
-    this.#inventory = new Inventory(fs, path, selector, limits.maxDepth, pin);
   }
 
-  /**
-   * Throws `ToolError` when the root path no longer names the pinned
-   * directory (renamed, removed, replaced), `FsError` when it cannot be looked at.
-   */
+  /** Throws `ToolError` when the root path no longer names the pinned directory, `FsError` when it cannot be looked at. */
   checkPin(): void {
-    const now = this.fs.lstat(this.path);
-    if (now?.kind !== "directory" || now.dev !== this.#pin.dev || now.ino !== this.#pin.ino) {
-      throw new ToolError(ROOT_MOVED_MESSAGE);
-    }
+    this.#assertPinned(this.fs.lstat(this.path));
   }
 
   /** No-follow lstat of a relative path (`""`: the root); `null` when nothing is there. */
@@ -105,73 +121,211 @@ export class Root {
   }
 
   /**
-   * The served entries of a directory, or `null` when it is none the selection reaches.
+   * The served entries of a directory (the same object while they stay the same), or `null` when it is none
+   * the selection reaches. This and the queries below throw `FsError` when `dir` cannot be read.
    * @internal
    */
   entries(dir: string): ServedEntries | null {
-    return this.#inventory.entries(dir);
+    const entry = this.#entry(dir, false);
+    if (entry === null) return null;
+    const { listing } = entry;
+    const served = listing.subdirs.map((_, k) => this.#serves(this.#subdir(dir, entry, k), true));
+    if (entry.shown && entry.shown.served.every((s, k) => s === served[k])) return entry.shown.value;
+    const order: number[] = [];
+    for (let i = 0, k = 0; i < listing.length; i++) if (!listing.isDir(i) || served[k++]) order.push(i);
+    order.sort((i, j) => listing.compareNames(i, j));
+    const value = new ServedEntries(listing, Uint32Array.from(order));
+    entry.shown = { value, served };
+    return value;
   }
 
-  /** Whether `rel` is a served file, spelled exactly as its directory lists it. */
+  /**
+   * Whether `rel` is a served file, spelled exactly as its directory lists it: on a filesystem that folds
+   * case, `TOP.KEY` never reaches an excluded `top.key`.
+   */
   isFile(rel: string): boolean {
-    return this.#inventory.isFile(rel);
+    const slash = rel.lastIndexOf("/");
+    const dir = slash < 0 ? "" : rel.slice(0, slash);
+    return this.#entry(dir, false)?.listing.has(rel.slice(slash + 1)) ?? false;
   }
 
   /** Whether anything at or below `dir` is served. */
   hasServed(dir: string): boolean {
-    return this.#inventory.hasServed(dir);
+    return this.#serves(dir, false);
   }
 
   /**
-   * A page of served paths containing `query`, after `after` (see `Inventory.find`).
+   * Up to `max` served paths containing `query` after `after`, and the digest of all served paths.
    * @internal
    */
   find(query: string, after: string | undefined, max: number): Found {
-    return this.#inventory.find(query, after, max);
+    return new Search(query, max).run(this.#tree("", false) ?? NO_TREE, after);
   }
 
   /** Served file paths at or below `dir`, in bytewise order. */
-  files(dir: string): Iterable<string> {
-    return this.#inventory.files(dir);
+  *files(dir: string): Iterable<string> {
+    yield* this.#tree(dir, false)?.files(dir === "" ? "" : `${dir}/`) ?? [];
   }
 
   #abs(rel: string): string {
     return rel === "" ? this.path : `${this.path}/${rel}`;
   }
+
+  #assertPinned(info: FileInfo | null): void {
+    if (info?.kind !== "directory" || info.dev !== this.#pin.dev || info.ino !== this.#pin.ino) {
+      throw new ToolError(ROOT_MOVED_MESSAGE);
+    }
+  }
+
+  #subdir(dir: string, entry: CachedDir, k: number): string {
+    entry.subdirPaths ??= entry.listing.subdirs.map((name) => joinRelative(dir, name));
+    return entry.subdirPaths[k];
+  }
+
+  /**
+   * The validated cache entry of a directory, or `null`. `checked`: a listed subdirectory reached by a walk,
+   * serving nothing when unreadable. A directory a call names must be listed by its parent byte for byte.
+   */
+  #entry(dir: string, checked: boolean): CachedDir | null {
+    const cached = this.#cache.get(dir);
+    if (!checked && dir !== "") {
+      if (!cached && (depthOf(dir) > this.limits.maxDepth || !this.selector.mayContain(dir))) return null;
+      const slash = dir.lastIndexOf("/");
+      const parent = this.#entry(slash < 0 ? "" : dir.slice(0, slash), false);
+      if (!parent?.listing.has(`${dir.slice(slash + 1)}/`)) return null;
+    }
+    try {
+      return this.#validate(dir, cached);
+    } catch (error) {
+      if (!(error instanceof FsError)) throw error;
+      if (cached) this.#forget(dir, cached);
+      // Removed or replaced while it was read: gone, like a directory the lstat did not find.
+      if (checked || error.code === "not_found" || error.code === "not_directory") return null;
+      throw error;
+    }
+  }
+
+  #validate(dir: string, cached: CachedDir | undefined): CachedDir | null {
+    const now = Date.now();
+    const info = this.fs.lstat(this.#abs(dir));
+    if (dir === "") this.#assertPinned(info); // a walk never starts from a directory swapped in
+    if (info?.kind !== "directory") {
+      if (cached) this.#forget(dir, cached);
+      return null;
+    }
+    if (cached?.trusted && sameIdentity(cached.info, info)) return cached;
+    const listing = this.#readSettled(dir, info);
+    if (listing === null) return null;
+    // The later of ctime and mtime: Deno reports ctime in whole seconds, mtime in milliseconds.
+    const changedNs = info.ctimeNs > info.mtimeNs ? info.ctimeNs : info.mtimeNs;
+    const trusted = Number(changedNs / 1_000_000n) + RACY_MARGIN_MS < now;
+    if (cached?.listing.text.equals(listing.text)) {
+      cached.info = info; // read again and found the same: keep what was derived from it
+      cached.trusted = trusted;
+      return cached;
+    }
+    const previous = this.#cache.get(dir); // not `cached` when the cache started over meanwhile
+    if (previous) this.#forget(dir, previous);
+    if (this.#cachedNames + listing.length > MAX_CACHED_NAMES) {
+      this.#cache.clear();
+      this.#cachedNames = 0;
+    }
+    const entry: CachedDir = { info, trusted, listing, hint: 0 };
+    this.#cache.set(dir, entry);
+    this.#cachedNames += listing.length;
+    return entry;
+  }
+
+  /** Validates every directory of a subtree; unchanged parts come back as the same objects. */
+  #tree(dir: string, checked: boolean): Tree | null {
+    const entry = this.#entry(dir, checked);
+    if (entry === null) return null;
+    const { listing, tree: old } = entry;
+    let fresh: (Tree | null)[] | undefined;
+    for (let k = 0; k < listing.subdirs.length; k++) {
+      const child = this.#tree(this.#subdir(dir, entry, k), true);
+      if (fresh === undefined && old?.children[k] !== child) fresh = old?.children.slice() ?? [];
+      if (fresh) fresh[k] = child;
+    }
+    if (old && !fresh) return old;
+    return entry.tree = new Tree(listing, fresh ?? []);
+  }
+
+  /** Whether something is served below a directory, asking first the subdirectory that answered last time. */
+  #serves(dir: string, checked: boolean): boolean {
+    const entry = this.#entry(dir, checked);
+    if (entry === null) return false;
+    if (entry.listing.files > 0) return true;
+    const { subdirs } = entry.listing;
+    for (let j = 0; j < subdirs.length; j++) {
+      const k = (entry.hint + j) % subdirs.length;
+      if (this.#serves(this.#subdir(dir, entry, k), true)) {
+        entry.hint = k;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Reads a directory and checks it is still the same one after: one swapped for a link meanwhile listed the
+   * link's target. A swap and back keeps the inode but not the ctime, so an unsettled read is read again.
+   */
+  #readSettled(dir: string, before: FileInfo): Listing | null {
+    for (let attempt = 1;; attempt++) {
+      const listing = this.#read(dir);
+      const after = this.fs.lstat(this.#abs(dir));
+      if (after === null || after.ino !== before.ino || after.dev !== before.dev) return null;
+      if (sameIdentity(after, before) || attempt >= SETTLED_READ_ATTEMPTS) return listing;
+      before = after;
+    }
+  }
+
+  #read(dir: string): Listing {
+    const keys: string[] = [];
+    const dirsAllowed = depthOf(dir) < this.limits.maxDepth;
+    for (const { name, kind: reported } of this.fs.readDir(this.#abs(dir))) {
+      if (isTempName(name) || reported === "symlink" || reported === "other") continue;
+      const path = joinRelative(dir, name);
+      // Decided from the name: an entry that could be neither is never statted.
+      const wantFile = reported !== "directory" && this.selector.isServed(path);
+      const wantDir = reported !== "file" && dirsAllowed && this.selector.mayContain(path);
+      if (!wantFile && !wantDir) continue;
+      let kind: EntryKind = reported;
+      if (kind === "unknown") kind = this.fs.lstat(this.#abs(path))?.kind ?? "other";
+      if (kind === "file" && wantFile) keys.push(name);
+      else if (kind === "directory" && wantDir) keys.push(`${name}/`);
+    }
+    return new Listing(keys);
+  }
+
+  #forget(dir: string, entry: CachedDir): void {
+    this.#cache.delete(dir);
+    this.#cachedNames -= entry.listing.length;
+  }
 }
 
 /**
- * Validates the configuration and pins the root. The root directory stays
- * open while the root is in use: removed and re-created at its path, it
- * would otherwise get the very inode number back (ext4 hands it out at once).
- * Throws `ConfigError` when the port cannot serve here, `include` is empty, a
- * glob or limit is invalid, or the root is missing, not a directory or not
- * permitted (the message names its absolute path).
- *
- * @example Opening a root on Deno's port
- * ```ts
- * import assert from "node:assert/strict";
- * import { openRoot } from "./root.ts";
- * import { denoPort } from "./ports/deno.ts";
- * const dir = Deno.makeTempDirSync();
- * Deno.writeTextFileSync(`${dir}/a.md`, "# A\n");
- * const root = openRoot({ root: dir, include: ["*.md"], fs: denoPort });
- * assert.deepEqual([...root.files("")], ["a.md"]);
- * Deno.removeSync(dir, { recursive: true });
- * ```
+ * Validates the configuration and pins the root, holding its directory open while the root is in use.
+ * Throws `ConfigError` when the port cannot serve here, `include` is empty, a glob or limit is invalid, or
+ * the root is missing, not a directory or not permitted (the message names its absolute path).
  */
 export function openRoot(options: RootOptions & { fs: FsPort }): Root {
   const { fs } = options;
   if (fs.unsupported !== undefined) throw new ConfigError(fs.unsupported);
   if (!Array.isArray(options.include) || options.include.length === 0) {
-    // An empty selection serves no file: a server that can only answer "not found" is a mistake.
     throw new ConfigError("must hold at least one glob; the default serves no file", "include");
   }
   const selector = createSelector(options.include, options.exclude ?? []);
   const limits = resolveLimits(options.limits);
   if (typeof options.root !== "string" || options.root === "") throw new ConfigError("is required", "root");
   // The caller's own argument, made absolute, so a relative root that missed says where it looked.
-  const given = absolute(options.root);
+  let given = options.root;
+  try {
+    given = resolve(given);
+  } catch {
+    // Only the working directory lookup can fail (it was removed): the path stays as given.
+  }
   const refuse = (problem: string) => new ConfigError(`${JSON.stringify(given)} ${problem}`, "root");
   let path: string;
   try {
@@ -183,13 +337,13 @@ export function openRoot(options: RootOptions & { fs: FsPort }): Root {
   let hold: DirectoryHold | undefined;
   let pin: FileInfo;
   try {
+    // Held open: a root removed and re-created at its path could otherwise get the same inode number back.
     hold = fs.holdDirectory(path);
     pin = hold.stat();
   } catch (error) {
     hold?.close();
     if (!(error instanceof FsError)) throw error;
-    // Deno checks a permission against the path as written, without resolving links: a grant on a
-    // path through a symlink does not cover the real path this server pins and opens.
+    // Deno checks a grant against the path as written, without resolving links.
     if (error.code === "denied") {
       throw refuse(
         "is not permitted; grant read and write permission on its real path, and give that path as the root (no symlink in it)",
@@ -200,13 +354,4 @@ export function openRoot(options: RootOptions & { fs: FsPort }): Root {
   const root = new Root(fs, path, pin, options, selector, limits);
   released.register(root, hold);
   return root;
-}
-
-/** `path` resolved against the working directory, or as given when there is none (it was removed). */
-function absolute(path: string): string {
-  try {
-    return resolve(path);
-  } catch {
-    return path; // only the working directory lookup can fail
-  }
 }

@@ -1,20 +1,29 @@
 /**
- * `createServer`: the `McpServer` the binary serves, for any transport. It
- * advertises only `tools`, registers the five in a fixed order, and turns
- * every failure into a one-line `isError` result.
+ * `createServer`: the `McpServer` the binary serves, for any transport, 2026-07-28 only. It advertises only
+ * `tools`, registers the five in a fixed order, and turns every failure into a one-line `isError` result. Its
+ * `VersionGate` checks every request (the SDK's stdio entry checks only the opening one), so another revision
+ * or `initialize` is refused whenever it comes, and the connection stays usable.
  *
  * @module
  */
-import { McpServer as SdkMcpServer } from "@modelcontextprotocol/server";
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type JSONRPCMessage as SdkJSONRPCMessage,
+  McpServer as SdkMcpServer,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolErrorCode,
+  type Transport as SdkTransport,
+  type TransportSendOptions as SdkTransportSendOptions,
+} from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { CursorCodec } from "./cursor.ts";
-import { VersionGate } from "./version_gate.ts";
 import { ToolError } from "./errors.ts";
+import { escapeControl, quoteArgument } from "./quote.ts";
 import { checkRoot } from "./confine.ts";
 import { FsError } from "./ports/fs_port.ts";
 import { type ResultLines, toolResult } from "./result_line.ts";
 import type { Root } from "./root.ts";
-import { SERVER_NAME, VERSION } from "./version.ts";
+import { PROTOCOL_VERSION, SERVER_NAME, VERSION } from "./version.ts";
 import type { Reply, Tool } from "./tools/tool.ts";
 import { listDirectory } from "./tools/list_directory.ts";
 import { searchFiles } from "./tools/search_files.ts";
@@ -27,6 +36,12 @@ export const TOOLS: readonly Tool[] = [listDirectory, searchFiles, searchText, r
 
 /** The SDK's `McpServer`, as `createServer` returns it: call `connect(transport)` on it. */
 export type McpServer = SdkMcpServer;
+/** The SDK's `Transport` interface, which `VersionGate` wraps and implements. */
+export type Transport = SdkTransport;
+/** A JSON-RPC message, as the SDK's transports carry it. */
+export type JSONRPCMessage = SdkJSONRPCMessage;
+/** The options of the SDK's `Transport.send`. */
+export type TransportSendOptions = SdkTransportSendOptions;
 
 /** The name and version a server reports in `serverInfo`. */
 export interface ServerIdentity {
@@ -74,11 +89,7 @@ export function createServer(root: Root, identity?: ServerIdentity): McpServer {
   return buildServer(root, identity);
 }
 
-/**
- * `createServer`, also recording each result in `lines`: the binary hands the
- * same `ResultLines` to its stdio transport, which writes a recorded result
- * from its own bytes.
- */
+/** `createServer`, also recording each result in `lines`, which the binary's stdio transport writes. */
 export function buildServer(
   root: Root,
   identity: ServerIdentity = { name: SERVER_NAME, version: VERSION },
@@ -92,26 +103,15 @@ export function buildServer(
   });
   const cursors = new CursorCodec(undefined, root.limits.maxPathBytes);
   for (const tool of TOOLS) {
-    server.registerTool(tool.name, {
-      title: tool.title,
-      description: tool.description,
-      inputSchema: tool.inputSchema,
-      outputSchema: tool.outputSchema,
-      annotations: { title: tool.title, ...tool.annotations },
-    }, async (args: unknown, ctx) => {
+    // The SDK reads only the metadata it knows from the config (not `name` or `run`).
+    const config = { ...tool, annotations: { title: tool.title, ...tool.annotations } };
+    server.registerTool(tool.name, config, async (args: unknown, ctx) => {
+      const { id: requestId, signal } = ctx.mcpReq;
+      const context = { root, cursors, serverInfo, requestId, maxBytes: root.limits.maxResultBytes, signal };
       try {
-        const requestId = ctx.mcpReq.id;
-        const context = {
-          root,
-          cursors,
-          serverInfo,
-          requestId,
-          maxBytes: root.limits.maxResultBytes,
-          signal: ctx.mcpReq.signal,
-        };
-        checkRoot(root); // first, before anything is read, listed or written
-        // Every later walk starts at the root entry, which must still be the pinned root, so a
-        // synchronous tool ends on a checked root; `search_text`, which yields, checks again at its end.
+        // First, before anything is read, listed or written. Later walks start at the root entry, which must
+        // still be the pinned root; `search_text`, which yields, checks again at its end.
+        checkRoot(root);
         const { value, writeJson } = (await tool.run(args as never, context)) as Reply<object>;
         return lines ? lines.record(requestId, value, writeJson) : toolResult(value);
       } catch (error) {
@@ -125,12 +125,8 @@ export function buildServer(
 }
 
 /**
- * Makes `connect(transport)` serve as the binary does, on any transport. A
- * bare SDK `connect` has no `server/discover` and serves a 2025-era client
- * through `initialize`; so `connect` hands the transport, behind the
- * `VersionGate`, to the SDK's serving entry (`serveStdio` takes any
- * transport) with `legacy: "reject"`, which then attaches its own channel
- * through the original `connect`. `close` tears the whole connection down.
+ * Makes `connect(transport)` serve as the binary does, on any transport: behind the `VersionGate`, through
+ * the SDK's serving entry (`serveStdio` takes any transport), which rejects 2025-era clients.
  */
 function servedModernOnly(server: McpServer): McpServer {
   const attach = server.connect.bind(server);
@@ -154,12 +150,10 @@ function servedModernOnly(server: McpServer): McpServer {
   return server;
 }
 
-/**
- * One short line for a failure: a `ToolError`'s text, control characters
- * escaped (it may echo a client's path, `not found: a\nb`); nothing internal.
- */
+// One short line for a failure: a `ToolError`'s text, control characters escaped (it may echo a client's
+// path, `not found: a\nb`); nothing internal.
 function failureText(error: unknown): string {
-  if (error instanceof ToolError) return error.message.replace(CONTROL, escapeControl);
+  if (error instanceof ToolError) return escapeControl(error.message);
   // A filesystem condition is never an internal error; the tools name the path, this is the backstop.
   if (error instanceof FsError) {
     return `the call met a filesystem condition it could not complete (${error.code.replace("_", " ")})`;
@@ -167,11 +161,81 @@ function failureText(error: unknown): string {
   return "internal error: the call could not be completed";
 }
 
-// C0 and C1 controls, and the two characters that end a line in JavaScript.
-// deno-lint-ignore no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+type Refusal = { code: number; message: string; data?: unknown };
 
-function escapeControl(c: string): string {
-  const short: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
-  return short[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+/** Why a request must not reach the server, or `null` when it may. */
+function refusalFor(message: JSONRPCMessage): Refusal | null {
+  if (!("method" in message) || !("id" in message)) return null; // notifications and responses pass
+  const params = (message.params ?? {}) as Record<string, unknown>;
+  const unsupported = (claim: unknown, initialize = false): Refusal => {
+    const requested = typeof claim === "string" ? claim : "";
+    // Both versions in the message, which legacy clients show (not `data`); an odd claim is quoted.
+    const shown = /^[\w.-]{1,64}$/.test(requested) ? requested : quoteArgument(requested);
+    const why = initialize && requested === PROTOCOL_VERSION ? ", which has no initialize request" : "";
+    return {
+      code: ProtocolErrorCode.UnsupportedProtocolVersion,
+      message: `Unsupported protocol version ${shown}: this server speaks only ${PROTOCOL_VERSION}${why}`,
+      data: { supported: [PROTOCOL_VERSION], requested },
+    };
+  };
+  const missing = (key: string) => ({
+    code: ProtocolErrorCode.InvalidParams,
+    message: `Missing params._meta["${key}"]`,
+  });
+  if (message.method === "initialize") return unsupported(params.protocolVersion, true);
+  const meta = params._meta as Record<string, unknown> | undefined;
+  const version = meta?.[PROTOCOL_VERSION_META_KEY];
+  if (typeof version !== "string") return missing(PROTOCOL_VERSION_META_KEY);
+  if (version !== PROTOCOL_VERSION) return unsupported(version);
+  const capabilities = meta?.[CLIENT_CAPABILITIES_META_KEY];
+  if (capabilities === null || typeof capabilities !== "object" || Array.isArray(capabilities)) {
+    return missing(CLIENT_CAPABILITIES_META_KEY);
+  }
+  return null;
+}
+
+/** Wraps a transport so that every inbound request passes the protocol gate first. */
+export class VersionGate implements Transport {
+  /** Set by the server side. */
+  onclose?: () => void;
+  /** Set by the server side. */
+  onerror?: (error: Error) => void;
+  /** Set by the server side. */
+  onmessage?: Transport["onmessage"];
+  readonly #inner: Transport;
+
+  /** Wraps `inner`; pass the gate, not `inner`, to the server. */
+  constructor(inner: Transport) {
+    this.#inner = inner;
+  }
+
+  /** Starts the inner transport, routing its messages through the gate. */
+  start(): Promise<void> {
+    this.#inner.onclose = () => this.onclose?.();
+    this.#inner.onerror = (error) => this.onerror?.(error);
+    this.#inner.onmessage = (message, extra) => {
+      const refusal = refusalFor(message);
+      if (refusal === null) return this.onmessage?.(message, extra);
+      const id = (message as { id: string | number }).id;
+      this.#inner.send({ jsonrpc: "2.0", id, error: refusal }).catch((error) => this.onerror?.(error));
+    };
+    return this.#inner.start();
+  }
+
+  /** Sends through the inner transport; an error's message as one line (the SDK's may span several). */
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const error = (message as { error?: { message?: unknown } }).error;
+    if (typeof error?.message === "string" && /[\r\n]/.test(error.message)) {
+      message = {
+        ...message,
+        error: { ...error, message: error.message.replace(/\s*[\r\n]+\s*/g, " ") },
+      } as JSONRPCMessage;
+    }
+    return this.#inner.send(message, options);
+  }
+
+  /** Closes the inner transport. */
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
 }

@@ -3,11 +3,7 @@ const PREFIX = ".ptc-fs-mcp-";
 const SUFFIX = ".tmp";
 
 /** A fresh temporary name for a write. */
-export function tempName(random: string): string {
-  return `${PREFIX}${random}${SUFFIX}`;
-}
+export const tempName = (random: string): string => `${PREFIX}${random}${SUFFIX}`;
 
 /** Whether a name is (or looks like) a write's temporary file. */
-export function isTempName(name: string): boolean {
-  return name.startsWith(PREFIX) && name.endsWith(SUFFIX);
-}
+export const isTempName = (name: string): boolean => name.startsWith(PREFIX) && name.endsWith(SUFFIX);

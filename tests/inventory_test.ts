@@ -1,5 +1,5 @@
 /**
- * Unit tests of the inventory (`inventory.ts`, `listing.ts`) in this
+ * Unit tests of the inventory (`Root`'s cached tree, `listing.ts`) in this
  * process, against what a plain recursive walk says: served paths in
  * bytewise order, path searches resumed from any position, directory
  * entries, and the state digest that binds a `search_files` cursor.

@@ -1,6 +1,6 @@
 /**
- * The command line of `cli.ts` (Deno) and `cli.node.ts` (Node): flags, the
- * root, and the stdio server; only the port differs.
+ * The command line of `cli.ts` (Deno) and `cli.node.ts` (Node): flags, the root, and the stdio server; only
+ * the port differs.
  *
  * @module
  */
@@ -8,7 +8,7 @@ import process from "node:process";
 import { parseArgs } from "node:util";
 import { ConfigError } from "../errors.ts";
 import type { Limits } from "../limits.ts";
-import { openRoot } from "../root.ts";
+import { openRoot, type RootOptions } from "../root.ts";
 import { buildServer } from "../server.ts";
 import { ResultLines } from "../result_line.ts";
 import type { FsPort } from "../ports/fs_port.ts";
@@ -21,7 +21,7 @@ const EXIT_USAGE = 64; // a configuration error (`EX_USAGE`)
 // Without --include the server could only answer "not found": the commonest first-run mistake.
 const NO_INCLUDE = "at least one --include pattern is required; the default serves no file";
 
-const READ_ONLY_WARNING = "ptc-fs-mcp: no --include pattern matches a file in the root itself, " +
+const READ_ONLY_WARNING = "no --include pattern matches a file in the root itself, " +
   "so write_text_file will refuse every call.";
 
 const USAGE = `Usage: ptc-fs-mcp --root <dir> --include <glob> [--include <glob>]... [--exclude <glob>]...
@@ -54,17 +54,18 @@ const FLAG_OF: Readonly<Record<string, string>> = {
   ...Object.fromEntries(Object.entries(LIMIT_FLAGS).map(([flag, key]) => [`limits.${key}`, `--${flag}`])),
 };
 
+/** One line on stderr, after the server's name. */
+function warn(line: string): void {
+  process.stderr.write(`${SERVER_NAME}: ${line}\n`);
+}
+
 function cliMessage(error: ConfigError): string {
   const flag = error.option === undefined ? undefined : FLAG_OF[error.option];
   return flag === undefined ? error.message : `${flag} ${error.problem}`;
 }
 
 /** Parses flags into `openRoot` options, or says what to print instead. */
-function parseFlags(
-  args: readonly string[],
-): { print: string } | {
-  serve: { root: string; include: string[]; exclude: string[]; limits: Partial<Limits> };
-} {
+function parseFlags(args: readonly string[]): { print: string } | { serve: RootOptions } {
   let parsed;
   try {
     parsed = parseArgs({
@@ -107,15 +108,13 @@ function parseFlags(
     if (!/^\d+$/.test(raw)) throw new ConfigError(`--${flag} must be a whole number of bytes`);
     limits[key] = Number(raw);
   }
-  return {
-    serve: { root, include: values.include, exclude: values.exclude ?? [], limits },
-  };
+  return { serve: { root, include: values.include, exclude: values.exclude ?? [], limits } };
 }
 
 /**
- * Prints help or version, or serves the root over stdio until stdin ends or
- * SIGTERM or SIGINT arrives, then answers every request already received and
- * exits 0. A configuration error prints one line on stderr and exits 64.
+ * Prints help or version, or serves the root over stdio until stdin ends or SIGTERM or SIGINT arrives, then
+ * answers every request already received and exits 0. A configuration error prints one line on stderr and
+ * exits 64.
  *
  * @param args The arguments after the program name.
  * @param fs The filesystem port of this runtime.
@@ -128,16 +127,15 @@ export function runCli(args: readonly string[], fs: FsPort): void {
       return;
     }
     const root = openRoot({ ...action.serve, fs });
-    if (!root.selector.reachesRootLevel) process.stderr.write(`${READ_ONLY_WARNING}\n`);
+    if (!root.selector.reachesRootLevel) warn(READ_ONLY_WARNING);
     const results = new ResultLines(); // the server records, the transport writes
-    const warn = (line: string) => process.stderr.write(`${SERVER_NAME}: ${line}\n`);
     const stdio = new StdioTransport(process.stdin, process.stdout, results, warn);
     onStopSignal(stdio.finish);
     stdio.closed.then(() => process.exit(0));
     buildServer(root, undefined, results).connect(stdio);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`${SERVER_NAME}: ${cliMessage(error)}\n`);
+    warn(cliMessage(error));
     process.exit(EXIT_USAGE);
   }
 }

@@ -1,10 +1,6 @@
 /**
- * SIGTERM and SIGINT, caught from the first moment: the entries import this
- * module before anything else. A signal that arrives while the rest is
- * still loading (about 0.2 s), before any request was read, ends the process
- * with status 0 at once instead of killing it by signal; after that,
- * `onStopSignal` hands it to the transport, which answers every request it
- * received and then exits with status 0.
+ * SIGTERM and SIGINT, caught from the first moment (the entries import this module first): before
+ * `onStopSignal`, a signal ends the process with status 0; after it, the transport answers what it received.
  *
  * @module
  */

@@ -1,48 +1,33 @@
 /**
- * The binary's stdio transport: newline-delimited JSON-RPC, written here
- * rather than taken from the SDK for two reasons.
- *
- * - **No reply is lost at shutdown.** The SDK's transport closes the
- *   connection when stdin ends, which aborts every request in flight. This
- *   one counts requests not answered yet; `finish()` (end of input, SIGTERM,
- *   SIGINT) stops reading, and it closes once every one was answered and written.
- * - **A bounded line.** A stdin line over `MAX_LINE_BYTES` is dropped whole,
- *   as a malformed one is, and the next is served; the SDK's reader would
- *   close the connection.
- *
- * Lines are parsed by the SDK's `deserializeMessage`; answers are written by
- * `encodeLine`, from the result the server recorded in the shared `ResultLines`.
+ * The binary's stdio transport: newline-delimited JSON-RPC. Unlike the SDK's, it answers every request it
+ * received before it closes (end of input, SIGTERM, SIGINT), and it drops a line over `MAX_LINE_BYTES` whole,
+ * as a malformed one, then serves the next.
  *
  * @module
  */
 import { Buffer } from "node:buffer";
 import type { Readable, Writable } from "node:stream";
 import { deserializeMessage } from "@modelcontextprotocol/server";
-import type { JSONRPCMessage, Transport } from "../version_gate.ts";
+import type { JSONRPCMessage, Transport } from "../server.ts";
 import { ByteSink, encodeLine, type ResultLines } from "../result_line.ts";
 
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
-const NEWLINE = 0x0a;
-
 /** A JSON-RPC transport over a pair of byte streams that answers everything it received before it closes. */
 export class StdioTransport implements Transport {
-  /** Set by the server side. */
+  // Set by the server side.
   onclose?: () => void;
-  /** Set by the server side. */
   onerror?: (error: Error) => void;
-  /** Set by the server side. */
   onmessage?: Transport["onmessage"];
   /** Resolves once the transport closed: every received request was answered and written. */
   readonly closed: Promise<void>;
 
   readonly #input: Readable;
   readonly #output: Writable;
-  readonly #results: ResultLines | undefined;
+  readonly #results: ResultLines;
   readonly #warn: (line: string) => void;
-  #line: Buffer[] = []; // the start of the current line
+  #line: Buffer[] | null = []; // the start of the current line; null: it is over the cap, skip to its end
   #lineBytes = 0;
-  #dropping = false; // the current line is over the cap: skip to its end
   readonly #unanswered = new Map<string, number>(); // received requests by the JSON of their id (ids may repeat)
   #writes = 0; // writes handed to the output whose callback has not run
   #finishing = false;
@@ -50,16 +35,8 @@ export class StdioTransport implements Transport {
   #resolveClosed!: () => void;
   #spare: ByteSink | undefined = new ByteSink(); // a line buffer no write in flight holds
 
-  /**
-   * @param results What the server recorded, by request id (none: every line is plain JSON).
-   * @param warn Where a one-line diagnostic goes (stderr, for the binary).
-   */
-  constructor(
-    input: Readable,
-    output: Writable,
-    results?: ResultLines,
-    warn: (line: string) => void = () => {},
-  ) {
+  /** `results`: what the server recorded, by request id; `warn`: where a one-line diagnostic goes. */
+  constructor(input: Readable, output: Writable, results: ResultLines, warn: (line: string) => void) {
     this.#input = input;
     this.#output = output;
     this.#results = results;
@@ -92,7 +69,7 @@ export class StdioTransport implements Transport {
     this.#spare = undefined;
     sink.clear();
     const id = "id" in message && !("method" in message) ? message.id : undefined;
-    encodeLine(message, sink, id === undefined ? undefined : this.#results?.take(id));
+    encodeLine(message, sink, id === undefined ? undefined : this.#results.take(id));
     this.#writes++;
     return new Promise((resolve, reject) => {
       this.#output.write(sink.view(), (error) => {
@@ -127,7 +104,7 @@ export class StdioTransport implements Transport {
 
   /** The end of input: a last line without its newline is still a whole message. */
   readonly #onEnd = (): void => {
-    if (!this.#finishing && !this.#dropping && this.#lineBytes > 0) this.#receive(Buffer.concat(this.#line));
+    if (!this.#finishing && this.#line && this.#lineBytes > 0) this.#receive(Buffer.concat(this.#line));
     this.finish();
   };
 
@@ -138,23 +115,20 @@ export class StdioTransport implements Transport {
 
   readonly #onData = (chunk: Buffer): void => {
     for (let at = 0; at < chunk.length;) {
-      const newline = chunk.indexOf(NEWLINE, at);
+      const newline = chunk.indexOf(0x0a, at); // "\n"
       const end = newline < 0 ? chunk.length : newline;
-      if (!this.#dropping) {
-        this.#lineBytes += end - at;
-        if (this.#lineBytes > MAX_LINE_BYTES) {
-          this.#dropping = true;
-          this.#line = [];
-          this.#warn(`dropped a message longer than ${MAX_LINE_BYTES} bytes; it gets no answer`);
-        } else this.#line.push(chunk.subarray(at, end));
+      this.#lineBytes += end - at;
+      if (this.#line && this.#lineBytes > MAX_LINE_BYTES) {
+        this.#line = null;
+        this.#warn(`dropped a message longer than ${MAX_LINE_BYTES} bytes; it gets no answer`);
       }
+      this.#line?.push(chunk.subarray(at, end));
       if (newline < 0) return;
-      const line = this.#dropping ? null : Buffer.concat(this.#line);
+      const line = this.#line && Buffer.concat(this.#line);
       this.#line = [];
       this.#lineBytes = 0;
-      this.#dropping = false;
       at = newline + 1;
-      if (line !== null) this.#receive(line);
+      if (line) this.#receive(line);
     }
   };
 
@@ -166,12 +140,9 @@ export class StdioTransport implements Transport {
       message = deserializeMessage(text);
     } catch (error) {
       // JSON-RPC's answers to a line that is not JSON, or not one request, response or notification.
-      if (error instanceof SyntaxError) void this.#refuse(null, -32700, "Parse error: the line is not JSON");
-      else {void this.#refuse(
-          idOf(text),
-          -32600,
-          "Invalid request: not one JSON-RPC 2.0 message (no batches)",
-        );}
+      void (error instanceof SyntaxError
+        ? this.#refuse(null, -32700, "Parse error: the line is not JSON")
+        : this.#refuse(idOf(text), -32600, "Invalid request: not one JSON-RPC 2.0 message (no batches)"));
       return;
     }
     if ("method" in message) {
@@ -183,7 +154,7 @@ export class StdioTransport implements Transport {
         const id = (message.params as { requestId?: string | number } | undefined)?.requestId;
         if (id !== undefined) {
           this.#settle(id);
-          this.#results?.take(id);
+          this.#results.take(id);
         }
       }
     }
@@ -196,8 +167,7 @@ export class StdioTransport implements Transport {
 
   #settle(id: string | number): void {
     const key = JSON.stringify(id);
-    const count = this.#unanswered.get(key);
-    if (count === undefined) return;
+    const count = this.#unanswered.get(key) ?? 0;
     if (count > 1) this.#unanswered.set(key, count - 1);
     else this.#unanswered.delete(key);
   }

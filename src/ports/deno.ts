@@ -1,20 +1,13 @@
 /**
- * The Deno port: `Deno.*`, and Deno's built-in `node:fs` for the primitives
- * `Deno.*` lacks (`descriptor.ts`): the open for content with
- * `O_NOFOLLOW | O_NONBLOCK`, and `fchmod` for the mode of a write's new file.
+ * The Deno port: `Deno.*`, and Deno's built-in `node:fs` for what `Deno.*` lacks (`descriptor.ts`).
  *
  * @module
  */
-import { constants } from "node:fs";
 import { type DirEntry, type EntryKind, type FileInfo, FsError, type FsPort } from "./fs_port.ts";
-import { attempt, createExclusive, fsErrorOf, holdDirectory, openRegular } from "./descriptor.ts";
-import { missingOpenFlags } from "./capabilities.ts";
+import { attempt, descriptorPort, fsErrorOf } from "./descriptor.ts";
 
-function kindOf(s: Deno.FileInfo | Deno.DirEntry): EntryKind {
-  if (s.isFile) return "file";
-  if (s.isDirectory) return "directory";
-  return s.isSymlink ? "symlink" : "other";
-}
+const kindOf = (s: Deno.FileInfo | Deno.DirEntry): EntryKind =>
+  s.isFile ? "file" : s.isDirectory ? "directory" : s.isSymlink ? "symlink" : "other";
 
 function nanos(date: Date | null): bigint {
   return date === null ? 0n : BigInt(date.getTime()) * 1_000_000n;
@@ -40,11 +33,8 @@ function fsError(error: unknown): FsError {
 }
 
 /**
- * Deno decodes a name that is not UTF-8 with U+FFFD for the bad bytes, so it
- * cannot be told from one that really holds U+FFFD: such a name is reported
- * once, as `unknown`, and the caller's no-follow lstat of that very name
- * finds the real file or nothing. A name that is not UTF-8 is never served
- * as another's.
+ * Deno decodes a name that is not UTF-8 with U+FFFD for the bad bytes, so such a name cannot be told
+ * from one really holding U+FFFD: it is reported once, as `unknown`, for the caller's no-follow lstat.
  */
 function readDir(path: string): DirEntry[] {
   const entries: DirEntry[] = [];
@@ -61,22 +51,10 @@ function readDir(path: string): DirEntry[] {
 
 /** The `FsPort` for Deno. */
 export const denoPort: FsPort = {
-  unsupported: missingOpenFlags(constants),
+  ...descriptorPort(fsError, (path) => infoOf(Deno.lstatSync(path)), () => denoPort),
   byteSearch: "rarest-byte",
   realPath: (path) => attempt(fsError, () => Deno.realPathSync(path)),
-  lstat(path) {
-    try {
-      return infoOf(Deno.lstatSync(path));
-    } catch (error) {
-      const failure = fsError(error);
-      if (failure.code === "not_found" || failure.code === "not_directory") return null;
-      throw failure;
-    }
-  },
-  holdDirectory: (path) => holdDirectory(path, fsError),
   readDir: (path) => attempt(fsError, () => readDir(path)),
-  openRead: (path) => openRegular((p) => denoPort.lstat(p), path, fsError),
-  createExclusive: (path, mode) => createExclusive(path, mode, fsError),
   rename: (from, to) => attempt(fsError, () => Deno.renameSync(from, to)),
   remove(path) {
     // `Deno.removeSync` would also remove an empty directory; this port removes files only.

@@ -1,23 +1,15 @@
 /**
- * The descriptor primitives both ports share, on `node:fs`: the open for
- * content with `O_NOFOLLOW | O_NONBLOCK`, the exclusive create whose mode is
- * set through the descriptor, and the `FileHandle` over a descriptor. The
- * Deno port uses them because `Deno.*` has no such open and no `fchmod`
- * (`node:fs` is built into Deno, not a dependency). Each port brings its own
- * `ErrorMap` for the errors its runtime throws.
+ * What both ports share, on `node:fs` (built into Deno, whose `Deno.*` lacks these): the no-follow
+ * lstat wrapper, the open for content with `O_NOFOLLOW | O_NONBLOCK`, the exclusive create whose mode
+ * is set through the descriptor, and the `FileHandle` over a descriptor.
  *
  * @module
  */
 import * as fs from "node:fs";
 import type { Buffer } from "node:buffer";
-import {
-  type DirectoryHold,
-  type EntryKind,
-  type FileHandle,
-  type FileInfo,
-  FsError,
-  type FsErrorCode,
-} from "./fs_port.ts";
+import type { EntryKind, FileHandle, FileInfo, FsErrorCode, FsPort } from "./fs_port.ts";
+import { FsError } from "./fs_port.ts";
+import { missingOpenFlags } from "./capabilities.ts";
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;
 
@@ -55,11 +47,8 @@ export function attempt<T>(map: ErrorMap, fn: () => T): T {
 }
 
 /** What a `node:fs` stat or directory entry is. */
-export function kindOf(s: fs.BigIntStats | fs.Dirent<string | Buffer>): EntryKind {
-  if (s.isFile()) return "file";
-  if (s.isDirectory()) return "directory";
-  return s.isSymbolicLink() ? "symlink" : "other";
-}
+export const kindOf = (s: fs.BigIntStats | fs.Dirent<string | Buffer>): EntryKind =>
+  s.isFile() ? "file" : s.isDirectory() ? "directory" : s.isSymbolicLink() ? "symlink" : "other";
 
 /** A `node:fs` bigint stat as the port reports it. */
 export function infoOf(s: fs.BigIntStats): FileInfo {
@@ -105,56 +94,59 @@ function fdHandle(fd: number, map: ErrorMap): FileHandle {
 }
 
 /**
- * `FsPort.openRead`: checks `path` with the port's no-follow `lstat`, then
- * opens it with `O_NOFOLLOW | O_NONBLOCK`, so a link swapped in after the
- * check fails in the kernel and a FIFO cannot block. The check keeps FIFOs
- * and devices from being opened at all in the common case, and the
- * descriptor must be the very inode it saw (else `changed`: an atomic write
- * renamed over the path) and a regular file. That proof is what refuses a
- * swapped-in link on Deno under scoped permissions (`--allow-read=<dir>`):
- * Deno 2.9 resolves the link itself for its permission check and opens the
- * target, so the kernel never sees the link.
+ * The port members both runtimes share, given the runtime's error map, its no-follow stat (which throws),
+ * and the port itself, through whose own `lstat` `openRead` checks (the contract tests wrap it).
  */
-export function openRegular(
-  lstat: (path: string) => FileInfo | null,
-  path: string,
+export function descriptorPort(
   map: ErrorMap,
-): FileHandle {
-  const seen = lstat(path);
-  if (seen === null) throw new FsError("not_found");
-  if (seen.kind === "symlink") throw new FsError("symlink");
-  if (seen.kind !== "file") throw new FsError("not_regular");
-  const file = fdHandle(attempt(map, () => fs.openSync(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)), map);
-  try {
-    const info = file.stat();
-    if (info.kind !== "file") throw new FsError("not_regular");
-    if (info.ino !== seen.ino || info.dev !== seen.dev) throw new FsError("changed");
-    return file;
-  } catch (error) {
-    file.close();
-    throw map(error);
-  }
-}
-
-/**
- * `FsPort.createExclusive`: `O_CREAT | O_EXCL | O_NOFOLLOW`, then the mode
- * through the descriptor (`fchmod`), never by path, so a link swapped in for
- * the new name cannot redirect it.
- */
-export function createExclusive(path: string, mode: number | undefined, map: ErrorMap): FileHandle {
-  const fd = attempt(map, () => fs.openSync(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode ?? 0o666));
-  if (mode !== undefined) {
-    try {
-      fs.fchmodSync(fd, mode); // the umask narrowed the mode of the open
-    } catch (error) {
-      fs.closeSync(fd);
-      throw map(error);
-    }
-  }
-  return fdHandle(fd, map);
-}
-
-/** `FsPort.holdDirectory`: `O_DIRECTORY | O_NOFOLLOW`, kept open by the caller. */
-export function holdDirectory(path: string, map: ErrorMap): DirectoryHold {
-  return fdHandle(attempt(map, () => fs.openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)), map);
+  lstatOf: (path: string) => FileInfo,
+  self: () => FsPort,
+): Pick<FsPort, "unsupported" | "lstat" | "holdDirectory" | "openRead" | "createExclusive"> {
+  const open = (path: string, flags: number, mode?: number) =>
+    attempt(map, () => fs.openSync(path, flags, mode));
+  return {
+    unsupported: missingOpenFlags(fs.constants),
+    lstat(path) {
+      try {
+        return lstatOf(path);
+      } catch (error) {
+        const failure = map(error);
+        if (failure.code === "not_found" || failure.code === "not_directory") return null;
+        throw failure;
+      }
+    },
+    holdDirectory: (path) => fdHandle(open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW), map),
+    openRead(path) {
+      // Checked by lstat first (a FIFO or device is never opened), then opened no-follow and non-blocking;
+      // the descriptor must be the very inode seen (`changed`: renamed over). That proof is what refuses a
+      // swapped-in link on Deno under `--allow-read=<dir>`, which resolves the link itself before the open.
+      const seen = self().lstat(path);
+      if (seen === null) throw new FsError("not_found");
+      if (seen.kind === "symlink") throw new FsError("symlink");
+      if (seen.kind !== "file") throw new FsError("not_regular");
+      const file = fdHandle(open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK), map);
+      try {
+        const info = file.stat();
+        if (info.kind !== "file") throw new FsError("not_regular");
+        if (info.ino !== seen.ino || info.dev !== seen.dev) throw new FsError("changed");
+        return file;
+      } catch (error) {
+        file.close();
+        throw map(error);
+      }
+    },
+    createExclusive(path, mode) {
+      // The mode is set through the descriptor, never by path, so a link swapped in cannot redirect it.
+      const fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode ?? 0o666);
+      if (mode !== undefined) {
+        try {
+          fs.fchmodSync(fd, mode); // the umask narrowed the mode of the open
+        } catch (error) {
+          fs.closeSync(fd);
+          throw map(error);
+        }
+      }
+      return fdHandle(fd, map);
+    },
+  };
 }

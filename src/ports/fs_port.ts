@@ -1,11 +1,6 @@
 /**
- * The runtime seam: `deno.ts` implements it with `Deno.*`, `node.ts` with
- * `node:fs` (`descriptor.ts` holds the primitives both use), and an entry
- * binds one. The core touches the filesystem only through it, except for
- * stdin and stdout (the binary's transport, `cli/`) and the working directory
- * a relative root is resolved against. Every call is synchronous: a tool call
- * is bounded by its budgets, and a sync call saves a thread-pool round trip
- * per file.
+ * The runtime seam: the core touches the filesystem only through an `FsPort` (`deno.ts` on `Deno.*`,
+ * `node.ts` on `node:fs`, `descriptor.ts` the primitives both share). Every call is synchronous.
  *
  * @module
  */
@@ -56,12 +51,7 @@ export interface FileHandle {
 }
 
 /** A directory kept open: while it is, its inode number cannot be given to another. */
-export interface DirectoryHold {
-  /** `fstat` of the descriptor. */
-  stat(): FileInfo;
-  /** Closes the descriptor; safe to call twice. */
-  close(): void;
-}
+export type DirectoryHold = Pick<FileHandle, "stat" | "close">;
 
 /** The project's own error codes; ports map errno and runtime errors to these. */
 export type FsErrorCode =
@@ -77,57 +67,30 @@ export type FsErrorCode =
 
 /** A filesystem failure, already stripped of errno text and host paths. */
 export class FsError extends Error {
-  /** What went wrong, in the project's terms. */
-  readonly code: FsErrorCode;
-  /** Makes a filesystem error with its `code`. */
-  constructor(code: FsErrorCode) {
+  /** Makes a filesystem error; `code`: what went wrong, in the project's terms. */
+  constructor(readonly code: FsErrorCode) {
     super(code);
     this.name = "FsError";
-    this.code = code;
   }
 }
 
 /** The filesystem primitives the core needs. Paths are absolute. */
 export interface FsPort {
-  /**
-   * Set when this runtime lacks a primitive the port needs to keep the
-   * contract (`node:fs` without `O_NOFOLLOW` on Windows): one line saying
-   * which. `openRoot` then refuses to open a root with this port.
-   */
+  /** Why this runtime cannot keep the contract (one line), if it cannot; `openRoot` then refuses the port. */
   readonly unsupported?: string;
-  /**
-   * Which substring search this runtime runs fast, for `search_text`:
-   * `buffer` (`Buffer#indexOf`, native on Node; the default) or `rarest-byte`
-   * (`Uint8Array#indexOf` on the needle's rarest byte, for Deno, whose
-   * `Buffer` is a JavaScript layer). Not a filesystem primitive, but the one
-   * other thing that differs by runtime, so it rides the one seam.
-   */
+  /** The substring search this runtime runs fast (`search_text`): `buffer` (the default) or `rarest-byte`. */
   readonly byteSearch?: "buffer" | "rarest-byte";
   /** Resolves every link in `path` (used once, to pin the root). */
   realPath(path: string): string;
   /** No-follow stat; `null` when nothing is there. */
   lstat(path: string): FileInfo | null;
-  /**
-   * Opens a directory and keeps it open (used once, to pin the root, so its
-   * inode number cannot be handed out again); `not_directory` when it is not one.
-   */
+  /** Opens a directory and keeps it open (pins the root's inode number); `not_directory` if not one. */
   holdDirectory(path: string): DirectoryHold;
-  /**
-   * Lists a directory. Names are exact: one that is not UTF-8 is left out (JSON
-   * cannot name it faithfully); a runtime that cannot tell it from one holding
-   * U+FFFD reports such a name once, as `unknown`, for an lstat to decide.
-   */
+  /** Lists a directory; a name not UTF-8 is left out, or, where undecidable, reported once as `unknown`. */
   readDir(path: string): DirEntry[];
-  /**
-   * Opens a regular file for reading, never through a link at the final
-   * component and never blocking (a FIFO swapped in fails): `symlink`,
-   * `not_regular`, `not_found`, or `changed` (swapped between check and open).
-   */
+  /** Opens a regular file, never via a final link nor blocking (`symlink`, `not_regular`, `changed`). */
   openRead(path: string): FileHandle;
-  /**
-   * Creates a new file for writing; `exists` if anything, a link included, is
-   * there. `mode` is set exactly, through the descriptor, never by path.
-   */
+  /** Creates a new file to write; `exists` if anything (even a link) is there; `mode` set via the fd. */
   createExclusive(path: string, mode?: number): FileHandle;
   /** Atomically renames `from` over `to` (never follows a link at `to`). */
   rename(from: string, to: string): void;

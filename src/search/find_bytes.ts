@@ -1,9 +1,6 @@
 /**
- * The substring search `search_text` runs over each window. Two methods give
- * the same answers at speeds an order of magnitude apart, one way on Node and
- * the other on Deno (`deno task bench`), so the port names the one its
- * runtime runs fast (`FsPort.byteSearch`): chosen where the port is bound,
- * never by timing.
+ * The substring search `search_text` runs over each window: two methods with the same answers, the port
+ * naming the one its runtime runs fast (`FsPort.byteSearch`), never chosen by timing.
  *
  * @module
  */
@@ -22,9 +19,8 @@ export type SearchMethod = (needle: Buffer) => WindowSearch;
 export const bytesSearch: SearchMethod = (needle) => (window) => (from) => window.indexOf(needle, from);
 
 /**
- * Each byte's rank by frequency in typical text (prose, code, markup), most
- * frequent first; bytes not listed are rarer than all. Multi-byte UTF-8 ranks
- * after ASCII, lead bytes (one per character) before continuation bytes.
+ * Each byte's rank by frequency in typical text (prose, code, markup), most frequent first; bytes not listed
+ * are rarer than all. Multi-byte UTF-8 ranks after ASCII, lead bytes before continuation bytes.
  */
 const BYTE_RANK = (() => {
   const ascii =
@@ -45,9 +41,8 @@ export function rarestByte(needle: Uint8Array): number {
 }
 
 /**
- * `Uint8Array.prototype.indexOf` for the needle's rarest byte, then a check
- * of the rest around each hit: faster than `Buffer#indexOf` where `Buffer` is
- * a JavaScript layer (Deno), as long as that byte is rare.
+ * `Uint8Array.prototype.indexOf` for the needle's rarest byte, then a check of the rest around each hit:
+ * faster than `Buffer#indexOf` where `Buffer` is a JavaScript layer (Deno), as long as that byte is rare.
  */
 export const anchoredSearch: SearchMethod = (needle) => {
   const anchor = rarestByte(needle);

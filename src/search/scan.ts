@@ -1,14 +1,8 @@
 /**
- * The scan behind `search_text`: files read in windows of at most
- * `SCAN_WINDOW_BYTES`, each searched with the port's substring search. A line
- * is reported whole (its text cut to `MAX_LINE_TEXT_BYTES`) or skipped whole
- * when not UTF-8; one longer than a window is streamed through, so a call
- * holds one window whatever the input's shape. A call scans at most
- * `searchScanBytes`, and yields every `YIELD_EVERY_MS` of work, where a
- * cancellation or a moved root ends it.
- *
- * One class over about 300 lines: the window loop, the long-line stream and
- * the budgets share the same position, buffer and counters.
+ * The scan behind `search_text`: files read in windows of at most `SCAN_WINDOW_BYTES`, each searched with the
+ * port's substring search. A line is reported whole (its text cut) or skipped whole when not UTF-8; one longer
+ * than a window is streamed through. A call scans at most `searchScanBytes` and yields every `YIELD_EVERY_MS`.
+ * Over 250 lines in one class because the window loop, long lines and budgets share one position and buffer.
  *
  * @module
  */
@@ -17,32 +11,17 @@ import { setImmediate } from "node:timers";
 import { charBoundary, decodeStrict, decodeValid, Utf8Stream } from "../bytes.ts";
 import { checkRoot, openServedFile } from "../confine.ts";
 import { ROOT_MOVED_MESSAGE, ToolError } from "../errors.ts";
+import { identityOf } from "../identity.ts";
 import { itemCost } from "../result_line.ts";
-import type { FileHandle, FileInfo } from "../ports/fs_port.ts";
+import type { FileInfo } from "../ports/fs_port.ts";
 import { FsError } from "../ports/fs_port.ts";
 import type { Root } from "../root.ts";
 import { searchMethodFor, type WindowSearch } from "./find_bytes.ts";
 
 const MAX_LINE_TEXT_BYTES = 1_024;
-
-/**
- * 1 MiB rather than 8: as fast on a 170 MiB file (both runtimes), a third of
- * the memory for three concurrent calls, and a fresh buffer (first touch of
- * its pages: 27 ms per 8 MiB on the development machine) no longer holds the
- * event loop past the 10 ms between yields.
- */
 const SCAN_WINDOW_BYTES = 1024 * 1024;
-
 const MIN_BUFFER_BYTES = 64 * 1024; // so a run of small files does not regrow the buffer each time
-
-/**
- * Checked before each file and window. With a yield per 16 MiB instead, a
- * cancellation of a 32 MiB scan was missed one time in three; a yield costs a
- * timer tick (1 ms or more), so yielding by time keeps it a small share of
- * any scan, fast or slow.
- */
-const YIELD_EVERY_MS = 10;
-
+const YIELD_EVERY_MS = 10; // by time, not bytes: a cancellation is honoured soon however slow the scan
 const NEWLINE = 0x0a;
 const CR = 0x0d;
 
@@ -52,22 +31,8 @@ export type Match = { path: string; line: number; text: string };
 /** Where a search continues: file `f`, at byte `o` (a line start), which is line `l`. */
 export type Position = { f: string; o: number; l: number };
 
-/** The identity of a scope's file now, `null` when it is gone or cannot be looked at. */
-export function identityOf(root: Root, rel: string): FileInfo | null {
-  try {
-    return root.lstat(rel);
-  } catch (error) {
-    if (error instanceof FsError) return null;
-    throw error;
-  }
-}
-
-/**
- * Scans that run at once in a process; more calls wait their turn. Each
- * holds a window and descriptors: 800 pipelined calls, unbounded, held
- * 820 MiB and ran out of descriptors.
- */
-export const MAX_CONCURRENT_SCANS = 4;
+/** Scans that run at once in a process; more calls wait their turn (each holds a window and descriptors). */
+const MAX_CONCURRENT_SCANS = 4;
 let running = 0;
 const waiting: (() => void)[] = [];
 
@@ -88,6 +53,9 @@ export async function scanSlot(): Promise<() => void> {
 // The window buffer a finished call leaves for the next, so a process keeps one rather than
 // allocating one per call (a call in progress takes it; a concurrent call allocates its own).
 let spareBuffer: Buffer | null = null;
+
+/** A line longer than a window, streamed through: kept are its text, its last `needle - 1` bytes and its state. */
+type LongLine = { start: number; text: string; tail: Buffer; matched: boolean; utf8: Utf8Stream };
 
 /** One call's scan: the items found, the position after each, and the budgets. */
 export class Scan {
@@ -120,12 +88,10 @@ export class Scan {
   async file(from: Position, record: (info: FileInfo | null) => void): Promise<Position | null> {
     const root = this.#root;
     if (this.#scanned >= root.limits.searchScanBytes || this.#files >= root.limits.searchScanFiles) {
-      // Stopping before this file: bind its identity as the next call will check it.
-      record(identityOf(root, from.f));
+      record(identityOf(root, from.f)); // bound as the next call will check it
       return from;
     }
-    // In this call's first file, stop for the budget only past `from`, so every call makes progress
-    // (a line longer than the budget is scanned whole).
+    // In this call's first file, stop for the budget only past `from`: every call makes progress.
     const first = this.#scanned === 0;
     await this.#checkpoint();
     this.#files++;
@@ -133,8 +99,8 @@ export class Scan {
     try {
       opened = openServedFile(root, from.f, true); // from this call's listing of the scope
     } catch (error) {
-      // Gone, a link, not a regular file, not readable: skipped. But a file being replaced, or one
-      // the server could not open for want of descriptors, fails the call: a skip would be a silent miss.
+      // Gone, a link, not regular, unreadable: skipped. Being replaced or out of descriptors fails the
+      // call instead: a skip would be a silent miss.
       const cause = error instanceof ToolError ? error.cause : undefined;
       const transient = cause instanceof FsError && ["changed", "busy", "io"].includes(cause.code);
       if (!(error instanceof ToolError) || error.message === ROOT_MOVED_MESSAGE || transient) throw error;
@@ -145,38 +111,51 @@ export class Scan {
     try {
       record(info);
       if (info.size > root.limits.maxFileBytes || from.o >= info.size) return null;
-      let base = from.o; // file offset of the window start, always a line start
+      let base = from.o; // file offset of the buffer's start: a line start, or inside `long`
       let line = from.l;
-      let carry = 0; // bytes at the window start carried over from the previous window
+      let carry = 0; // bytes at the buffer's start carried over from the previous window
+      let long: LongLine | null = null;
       while (base + carry < info.size) {
-        // A window never reaches past the size the file had when opened: the bytes it holds
-        // belong to the identity recorded for it.
+        // Never past the size at open: the bytes read belong to the identity recorded.
         const bytes = Math.min(this.#windowBytes, info.size - base);
         const buffer = this.#bufferFor(bytes, carry);
         const n = carry + handle.readAt(buffer.subarray(carry, bytes), base + carry);
         const eof = n < bytes || base + n >= info.size; // a short read: the file shrank
         const window = buffer.subarray(0, n);
         this.#scanned += n - carry;
-        if (!eof && lastIndexOf.call(window, NEWLINE) < 0) {
-          // One line fills the whole window: stream through it instead of growing the window.
-          const long = await this.#longLine(handle, info.size, window, from.f, base, line);
-          if (long.stop) return long.stop;
-          if (long.next === null) return null;
-          base = long.next;
-          carry = long.carry;
-          line++;
-        } else {
-          const result = this.#lines(window, from.f, base, line, eof);
-          if (result.stop) return result.stop;
+        // The window's last newline; inside a long line, its first (where the line ends).
+        const newline = long === null ? lastIndexOf.call(window, NEWLINE) : indexOf.call(window, NEWLINE);
+        let next: number; // where the next window starts: the bytes after it are carried into it
+        if (long === null && (eof || newline >= 0)) {
+          next = eof ? n : newline + 1; // the unfinished last line: the next window's
+          const { stop, lineAt } = this.#lines(window, from.f, base, line, next);
+          if (stop) return stop;
           if (eof) return null;
-          // Carry the unfinished last line into the next window.
-          const next = result.lastLineStart;
-          line = result.lineAt(next);
-          window.copyWithin(0, next, n);
-          carry = n - next;
-          base += next;
+          line = lineAt(next);
+        } else {
+          // A line filling a whole window is streamed through rather than growing the window.
+          long ??= {
+            start: base,
+            text: decodeValid(window.subarray(0, charBoundary(window, MAX_LINE_TEXT_BYTES))), // used if UTF-8
+            tail: Buffer.alloc(0),
+            matched: false,
+            utf8: new Utf8Stream(),
+          };
+          this.#stream(long, window.subarray(0, newline < 0 ? n : newline));
+          next = newline < 0 ? n : newline + 1;
+          if (newline >= 0 || eof) { // the line ends: at a newline, or at the end of the file
+            const stop = long.matched && long.utf8.valid &&
+              this.#offer({ path: from.f, line, text: long.text }, long.start, base + next);
+            if (stop) return stop;
+            if (newline < 0) return null;
+            line++;
+            long = null;
+          }
         }
-        if (this.#scanned >= root.limits.searchScanBytes && (base > from.o || !first)) {
+        window.copyWithin(0, next, n);
+        carry = n - next;
+        base += next;
+        if (long === null && this.#scanned >= root.limits.searchScanBytes && (base > from.o || !first)) {
           return { f: from.f, o: base, l: line };
         }
         await this.#checkpoint();
@@ -187,132 +166,72 @@ export class Scan {
     }
   }
 
-  /**
-   * Streams through a line longer than a window (`window`: its first, from
-   * `start`), yielding and honouring cancellation inside it. Kept meanwhile:
-   * the line's first bytes (its text), whether it matched (the last
-   * `needle - 1` bytes too: a match may straddle two windows) and the UTF-8
-   * state. Returns where the next line starts (`null`: end of file), its
-   * first `carry` bytes already at the buffer's start, or where to stop.
-   */
-  async #longLine(
-    handle: FileHandle,
-    size: number,
-    window: Buffer,
-    path: string,
-    start: number,
-    number: number,
-  ): Promise<{ stop: Position | null; next: number | null; carry: number }> {
-    const head = Buffer.from(window.subarray(0, MAX_LINE_TEXT_BYTES + 4)); // a copy: the buffer is reused
+  /** Takes the next part of a long line: whether it matched (a match may straddle two parts), and its UTF-8. */
+  #stream(long: LongLine, part: Buffer): void {
     const overlap = this.#needle.length - 1;
-    let tail = Buffer.from(window.subarray(window.length - overlap));
-    let matched = this.#search(window)(0) >= 0;
-    const utf8 = new Utf8Stream();
-    utf8.push(window);
-    let at = start + window.length;
-    while (true) {
-      await this.#checkpoint();
-      const bytes = Math.min(this.#windowBytes, size - at);
-      const buffer = this.#bufferFor(bytes, 0);
-      const n = bytes === 0 ? 0 : handle.readAt(buffer.subarray(0, bytes), at);
-      this.#scanned += n;
-      const newline = indexOf.call(buffer.subarray(0, n), NEWLINE);
-      const part = buffer.subarray(0, newline < 0 ? n : newline);
-      if (!matched && overlap > 0) {
-        matched = Buffer.concat([tail, part.subarray(0, overlap)]).indexOf(this.#needle) >= 0;
-      }
-      if (!matched) matched = this.#search(part)(0) >= 0;
-      utf8.push(part);
-      if (newline < 0 && n === bytes && at + n < size) {
-        tail = Buffer.from(part.subarray(Math.max(0, part.length - overlap)));
-        at += n;
-        continue;
-      }
-      // The line ends here: at a newline, or at the end of the file.
-      const end = at + part.length;
-      const next = newline < 0 ? null : end + 1;
-      if (matched && utf8.valid) {
-        const text = decodeValid(head.subarray(0, charBoundary(head, MAX_LINE_TEXT_BYTES)));
-        const found: Match = { path, line: number, text };
-        const stop = this.#offer(found, { f: path, o: next ?? end, l: number + 1 }, {
-          f: path,
-          o: start,
-          l: number,
-        });
-        if (stop) return { stop, next, carry: 0 };
-      }
-      if (next === null) return { stop: null, next, carry: 0 };
-      buffer.copyWithin(0, newline + 1, n);
-      return { stop: null, next, carry: n - newline - 1 };
+    if (!long.matched && overlap > 0) {
+      long.matched = Buffer.concat([long.tail, part.subarray(0, overlap)]).indexOf(this.#needle) >= 0;
     }
+    if (!long.matched) long.matched = this.#search(part)(0) >= 0;
+    long.utf8.push(part);
+    long.tail = Buffer.from(part.subarray(Math.max(0, part.length - overlap)));
   }
 
   /** Hands the window buffer back for the next call. */
   release(): void {
     const buffer = this.#buffer;
     this.#buffer = null;
-    if (buffer && buffer.length > (spareBuffer?.length ?? 0)) {
-      spareBuffer = buffer;
-    }
+    if (buffer && buffer.length > (spareBuffer?.length ?? 0)) spareBuffer = buffer;
   }
 
-  /**
-   * A buffer of at least `bytes` whose first `carry` bytes are the current
-   * window's: this call's, the spare one, or a new one of a power of two.
-   */
+  /** A buffer of `bytes` whose first `carry` bytes are the window's: this call's, the spare, or a larger one. */
   #bufferFor(bytes: number, carry: number): Buffer {
-    if (this.#buffer === null && spareBuffer !== null) {
-      this.#buffer = spareBuffer;
-      spareBuffer = null;
-    }
+    if (this.#buffer === null) [this.#buffer, spareBuffer] = [spareBuffer, null];
     const current = this.#buffer;
     if (current !== null && current.length >= bytes) return current;
     let size = MIN_BUFFER_BYTES;
     while (size < bytes) size *= 2;
-    const bigger = Buffer.allocUnsafe(Math.max(bytes, Math.min(size, this.#windowBytes)));
-    if (current !== null && carry > 0) current.copy(bigger, 0, 0, carry);
-    this.#buffer = bigger;
-    return bigger;
+    this.#buffer = Buffer.allocUnsafe(Math.min(size, this.#windowBytes)); // `bytes` fits: never over a window
+    current?.copy(this.#buffer, 0, 0, carry);
+    return this.#buffer;
   }
 
-  /** Reports the matching lines of a window that starts at a line start. */
-  #lines(window: Buffer, path: string, base: number, firstLine: number, eof: boolean) {
-    let counted = 0;
-    let countedLine = firstLine;
+  /** Reports the matching lines of a window (from a line start, line `line`) that start before `last`. */
+  #lines(window: Buffer, path: string, base: number, line: number, last: number) {
+    let counted = 0; // `line` is the number of the line at `counted`
     const lineAt = (offset: number) => {
-      countedLine += countNewlines(window, counted, offset);
+      for (let at = indexOf.call(window, NEWLINE, counted); at >= 0 && at < offset;) {
+        line++;
+        at = indexOf.call(window, NEWLINE, at + 1);
+      }
       counted = offset;
-      return countedLine;
+      return line;
     };
-    const lastNewline = lastIndexOf.call(window, NEWLINE);
-    const lastLineStart = eof ? window.length : lastNewline + 1;
     const find = this.#search(window);
-    let from = 0;
-    while (true) {
-      const match = find(from);
-      if (match < 0) break;
+    for (let match = find(0); match >= 0;) {
       const start = match === 0 ? 0 : lastIndexOf.call(window, NEWLINE, match - 1) + 1;
-      if (start >= lastLineStart) break; // the unfinished last line: next window
+      if (start >= last) break;
       const newline = indexOf.call(window, NEWLINE, match + this.#needle.length);
-      const end = newline < 0 ? window.length : newline;
-      const number = lineAt(start);
-      const next: Position = { f: path, o: base + (newline < 0 ? end : end + 1), l: number + 1 };
-      from = end + 1;
-      const text = lineText(window.subarray(start, end), newline >= 0);
-      if (text === null) continue; // not UTF-8: skipped whole
-      const stop = this.#offer({ path, line: number, text }, next, { f: path, o: base + start, l: number });
-      if (stop) return { stop, lastLineStart, lineAt };
+      const next = newline < 0 ? window.length : newline + 1;
+      const text = lineText(window.subarray(start, newline < 0 ? next : newline), newline >= 0);
+      if (text !== null) { // `null`: not UTF-8, skipped whole
+        const stop = this.#offer({ path, line: lineAt(start), text }, base + start, base + next);
+        if (stop) return { stop, lineAt };
+      }
+      match = find(next);
     }
-    return { stop: null, lastLineStart, lineAt };
+    return { stop: null, lineAt };
   }
 
-  /** Takes a found line, to be followed by `next`; on a full page returns `here`, its own position, instead. */
-  #offer(found: Match, next: Position, here: Position): Position | null {
+  /** Takes a found line, at offset `at`, to be followed by `next`; on a full page returns its own position instead. */
+  #offer(found: Match, at: number, next: number): Position | null {
     const cost = itemCost(found);
     // A first item that does not fit is taken anyway: fitPage reports it.
-    if (this.items.length > 0 && (this.items.length >= this.#maxItems || cost > this.#room)) return here;
+    if (this.items.length > 0 && (this.items.length >= this.#maxItems || cost > this.#room)) {
+      return { f: found.path, o: at, l: found.line };
+    }
     this.items.push(found);
-    this.after.push(next);
+    this.after.push({ f: found.path, o: next, l: found.line + 1 });
     this.#room -= cost;
     return null;
   }
@@ -342,17 +261,5 @@ function lineText(bytes: Uint8Array, hadNewline: boolean): string | null {
     : bytes.length;
   const line = bytes.subarray(0, end);
   if (decodeStrict(line) === null) return null;
-  return decodeStrict(line.subarray(0, charBoundary(line, MAX_LINE_TEXT_BYTES)));
-}
-
-function countNewlines(bytes: Uint8Array, from: number, to: number): number {
-  let count = 0;
-  for (
-    let at = indexOf.call(bytes, NEWLINE, from);
-    at >= 0 && at < to;
-    at = indexOf.call(bytes, NEWLINE, at + 1)
-  ) {
-    count++;
-  }
-  return count;
+  return decodeValid(line.subarray(0, charBoundary(line, MAX_LINE_TEXT_BYTES))); // a prefix of UTF-8
 }

@@ -47,26 +47,22 @@ export const listDirectory: Tool<typeof inputSchema, ReturnType<typeof pageSchem
     const dir = checkPathArgument(root, path, true);
     const may = admit(root, dir, "either"); // from the name first: an unserved path is never touched
     let entries: ServedEntries | null;
-    let isFile = false;
     try {
       entries = may.directory ? root.entries(dir) : null;
-      if (entries === null && may.file) isFile = root.isFile(dir);
+      if (entries === null && may.file && root.isFile(dir)) {
+        throw new ToolError(`${shownPath(dir)} is a file, not a directory; read it with read_text_file`);
+      }
     } catch (error) {
-      throw refusal(error, dir);
+      throw refusal(error, dir); // passes the ToolError through
     }
-    if (entries === null) {
-      throw isFile
-        ? new ToolError(`${shownPath(dir)} is a file, not a directory; read it with read_text_file`)
-        : notServed(root, dir);
-    }
+    if (entries === null) throw notServed(root, dir);
     if (dir !== "" && entries.length === 0) throw notFound(dir); // an unserved directory never shows
 
-    const state = entries.state;
     const args = { path: dir };
     let start = 0;
     if (cursor !== undefined) {
       const claims = ctx.cursors.open(cursor, NAME, args);
-      assertState(claims, state);
+      assertState(claims, entries.state);
       start = firstIndex(entries.length, (i) => compareBytewise(entries.name(i), claims.position) > 0);
     }
     const candidates: Item[] = [];
@@ -80,7 +76,7 @@ export const listDirectory: Tool<typeof inputSchema, ReturnType<typeof pageSchem
       const last = items.at(-1)?.name ?? (start > 0 ? entries.name(start - 1) : "");
       return {
         items,
-        next_cursor: start + n >= entries.length ? null : ctx.cursors.issue(NAME, args, state, last),
+        next_cursor: start + n >= entries.length ? null : ctx.cursors.issue(NAME, args, entries.state, last),
         content_hash: new Digest().text(items.map((i) => `${i.kind}\t${i.path}\n`).join("")).contentHash(),
       };
     });

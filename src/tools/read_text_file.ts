@@ -1,15 +1,7 @@
 /**
- * `read_text_file`: a UTF-8 file in pages of `{byte_offset, text}` items, cut
- * on character boundaries; every `text` of every page, concatenated, is the
- * file byte for byte. Cursor state: the file's identity. content_hash
- * framing: the raw bytes the page covers, so a one-page read hashes like the
- * write that produced it.
- *
- * A page is fitted on the raw bytes in one pass, exactly: each byte has a
- * fixed cost in the result line (`STRING_BYTE_COST`), an item a fixed
- * overhead, and the shell a fixed size (every cursor of a file has the same
- * length). The last item is shortened to fill the page; each item is decoded
- * once, and the page brings a writer of its JSON straight from the bytes.
+ * `read_text_file`: a UTF-8 file in pages of `{byte_offset, text}` items cut on character boundaries; all the
+ * texts, concatenated, are the file. Cursor state: the file's identity; content_hash: the raw bytes the page
+ * covers. A page is fitted exactly in one pass over its bytes, and writes its JSON straight from them.
  *
  * @module
  */
@@ -38,17 +30,14 @@ const inputSchema = argumentsSchema({
 });
 
 const NAME = "read_text_file";
-
 const CHANGED_WHILE_READ = "the file changed while it was read; read it again";
-
 const VALIDATE_CHUNK = 1024 * 1024; // bytes read at a time to check that a whole file is UTF-8
 const SCRATCH_MAX = 4 * VALIDATE_CHUNK; // the largest read buffer kept between calls
 const ANY_HASH = "sha256:" + "0".repeat(64); // stands for any content_hash: they all have this length
 
 /**
- * A cursor's position: the offset in as many digits as the file's size has
- * (a cursor binds the size), so every cursor of a file has the same length
- * and a page can be fitted before its cursor is made.
+ * A cursor's position: the offset in as many digits as the file's size (which a cursor binds), so every
+ * cursor of a file has the same length and a page can be fitted before its cursor is made.
  */
 export const cursorPosition = (offset: number, size: number): string =>
   String(offset).padStart(String(size).length, "0");
@@ -69,6 +58,7 @@ export const readTextFile: Tool<typeof inputSchema, ReturnType<typeof pageSchema
     const args = { path: rel };
     const claims = cursor === undefined ? undefined : ctx.cursors.open(cursor, NAME, args);
     const { handle, info } = openServedFile(root, rel);
+    const notText = () => new ToolError(`${rel} is not valid UTF-8 text`);
     try {
       const size = info.size;
       if (size > root.limits.maxFileBytes) {
@@ -89,13 +79,10 @@ export const readTextFile: Tool<typeof inputSchema, ReturnType<typeof pageSchema
         // A small file: one read both validates it and fills the page.
         const buffer = scratch(size);
         const got = handle.readAt(buffer, 0);
-        if (!isUtf8(buffer.subarray(0, got))) throw new ToolError(`${rel} is not valid UTF-8 text`);
-        bytes = buffer.subarray(0, Math.min(got, want));
-        if (bytes.length < got) bytes = bytes.subarray(0, completeEnd(bytes, bytes.length));
+        if (!isUtf8(buffer.subarray(0, got))) throw notText();
+        bytes = buffer.subarray(0, got > want ? completeEnd(buffer, want) : got);
       } else {
-        if (!claims && !isUtf8File(handle, size, scratch(VALIDATE_CHUNK))) {
-          throw new ToolError(`${rel} is not valid UTF-8 text`);
-        }
+        if (!claims && !isUtf8File(handle, size, scratch(VALIDATE_CHUNK))) throw notText();
         const buffer = want <= SCRATCH_MAX ? scratch(want) : new Uint8Array(want);
         const got = handle.readAt(buffer, offset);
         // Stop before a character that the read cut in two, unless the file ends there.
@@ -103,8 +90,8 @@ export const readTextFile: Tool<typeof inputSchema, ReturnType<typeof pageSchema
         // These bytes may differ from the ones validated (a write in place): check them too.
         if (!isUtf8(bytes)) throw new ToolError(CHANGED_WHILE_READ);
       }
-      const cursorLength = ctx.cursors.issue(NAME, args, state, cursorPosition(0, size)).length;
-      const ends = fitItems(ctx, bytes, offset, size, maxItems, cursorLength);
+      const cursorAt = (at: number) => ctx.cursors.issue(NAME, args, state, cursorPosition(at, size));
+      const ends = fitItems(ctx, bytes, offset, size, maxItems, cursorAt(0)); // every cursor is as long
       const items: Item[] = [];
       for (let i = 0, start = 0; i < ends.length; start = ends[i++]) {
         items.push({ byte_offset: offset + start, text: decodeValid(bytes.subarray(start, ends[i])) });
@@ -115,9 +102,7 @@ export const readTextFile: Tool<typeof inputSchema, ReturnType<typeof pageSchema
       }
       const page: Page<Item> = {
         items,
-        next_cursor: offset + end < size
-          ? ctx.cursors.issue(NAME, args, state, cursorPosition(offset + end, size))
-          : null,
+        next_cursor: offset + end < size ? cursorAt(offset + end) : null,
         content_hash: new Digest().bytes(bytes.subarray(0, end)).contentHash(),
       };
       const pageBytes = bytes.slice(0, end); // a copy: the read buffer serves the next call
@@ -128,7 +113,7 @@ export const readTextFile: Tool<typeof inputSchema, ReturnType<typeof pageSchema
   },
 };
 
-/** Writes the UTF-8 of `JSON.stringify(page)` from the bytes its items were decoded from (`ends` in `bytes`). */
+/** Writes the UTF-8 of `JSON.stringify(page)` from the bytes its items were decoded from. */
 function writePageJson(sink: JsonSink, page: Page<Item>, bytes: Uint8Array, ends: readonly number[]): void {
   sink.text('{"items":[');
   for (let i = 0, start = 0; i < ends.length; start = ends[i++]) {
@@ -142,10 +127,7 @@ function writePageJson(sink: JsonSink, page: Page<Item>, bytes: Uint8Array, ends
 
 let scratchBuffer = new Uint8Array(0);
 
-/**
- * A read buffer of at least `n` bytes, kept between calls: the port is
- * synchronous, so a call ends before the next starts, and no result holds on to it.
- */
+/** A read buffer of `n` bytes, kept between calls: the port is synchronous, and no result holds on to it. */
 function scratch(n: number): Uint8Array {
   if (scratchBuffer.length < n) {
     scratchBuffer = new Uint8Array(Math.max(n, Math.min(2 * scratchBuffer.length, SCRATCH_MAX)));
@@ -163,10 +145,9 @@ function isUtf8File(handle: FileHandle, size: number, buffer: Uint8Array): boole
 }
 
 /**
- * The item ends (offsets into `bytes`, the valid UTF-8 read at `offset`) of
- * the longest page that fits: whole chunks, then one shortened for the room
- * left, at most `maxItems`. A page that ends before the file carries a cursor
- * of `cursorLength` characters. Throws when not one character fits.
+ * The item ends (offsets into `bytes`, the valid UTF-8 read at `offset`) of the longest page that fits: whole
+ * chunks, then one shortened for the room left, at most `maxItems`; a page that ends before the file carries
+ * a cursor as long as `anyCursor`. Throws when not one character fits.
  */
 function fitItems(
   ctx: ToolContext,
@@ -174,45 +155,39 @@ function fitItems(
   offset: number,
   size: number,
   maxItems: number,
-  cursorLength: number,
+  anyCursor: string,
 ): number[] {
-  const room = (cursor: string | null) =>
-    ctx.maxBytes - encodedSize(ctx, { items: [], next_cursor: cursor, content_hash: ANY_HASH });
-  const chunkBytes = ctx.root.limits.readChunkBytes;
+  // Each byte has a fixed cost, an item a fixed overhead, the shell a fixed size: one pass fits exactly.
+  const fit = (cursor: string | null): number[] => {
+    const shell = encodedSize(ctx, { items: [], next_cursor: cursor, content_hash: ANY_HASH });
+    const ends: number[] = [];
+    for (let at = 0, used = shell; at < bytes.length && ends.length < maxItems;) {
+      const chunkEnd = charBoundary(bytes, at + ctx.root.limits.readChunkBytes);
+      used += itemCost({ byte_offset: offset + at, text: "" }) - (ends.length === 0 ? 2 : 0);
+      // Byte by byte (a character's cost is the sum of its bytes'), then back to a character boundary.
+      let j = at;
+      for (; j < chunkEnd && used + STRING_BYTE_COST[bytes[j]] <= ctx.maxBytes; j++) {
+        used += STRING_BYTE_COST[bytes[j]];
+      }
+      const i = j === chunkEnd ? j : charBoundary(bytes, j);
+      for (let k = i; k < j; k++) used -= STRING_BYTE_COST[bytes[k]];
+      if (i === at) break;
+      ends.push(i);
+      at = i;
+      if (i < chunkEnd) break; // shortened: the page is full
+    }
+    return ends;
+  };
   if (offset + bytes.length >= size) {
     // The rest of the file: as the last page, without a cursor, if it all fits.
-    const ends = fitChunks(bytes, offset, maxItems, chunkBytes, room(null));
+    const ends = fit(null);
     if (bytes.length === 0 || ends.at(-1) === bytes.length) return ends;
   }
-  // Shorter than the rest of the file, so with a cursor (a longer shell never fits more).
-  const ends = fitChunks(bytes, offset, maxItems, chunkBytes, room("x".repeat(cursorLength)));
+  const ends = fit(anyCursor); // shorter than the rest, so with a cursor (a longer shell never fits more)
   if (ends.length === 0) {
     throw new ToolError(
       "the result ceiling (maxResultBytes, --max-result-bytes) is too small for one character",
     );
-  }
-  return ends;
-}
-
-/** The item ends of the longest page whose items cost at most `budget`. */
-function fitChunks(bytes: Uint8Array, offset: number, maxItems: number, chunkBytes: number, budget: number) {
-  const ends: number[] = [];
-  let used = 0;
-  for (let at = 0; at < bytes.length && ends.length < maxItems;) {
-    const chunkEnd = Math.min(charBoundary(bytes, at + chunkBytes), bytes.length);
-    let cost = used + itemCost({ byte_offset: offset + at, text: "" }) - (ends.length === 0 ? 2 : 0);
-    // Byte by byte (a character's cost is the sum of its bytes'), then back to a character boundary.
-    let j = at;
-    for (; j < chunkEnd && cost + STRING_BYTE_COST[bytes[j]] <= budget; j++) {
-      cost += STRING_BYTE_COST[bytes[j]];
-    }
-    const i = j === chunkEnd ? j : charBoundary(bytes, j);
-    for (let k = i; k < j; k++) cost -= STRING_BYTE_COST[bytes[k]];
-    if (i === at) break;
-    ends.push(i);
-    used = cost;
-    at = i;
-    if (i < chunkEnd) break; // shortened: the page is full
   }
   return ends;
 }

@@ -34,9 +34,7 @@ export const searchFiles: Tool<typeof inputSchema, ReturnType<typeof pageSchema<
     const args = { query };
     const claims = cursor === undefined ? undefined : ctx.cursors.open(cursor, NAME, args);
     const after = claims?.position;
-    const cap = pageCap(ctx, limit);
-
-    const found = ctx.root.find(query, after, cap);
+    const found = ctx.root.find(query, after, pageCap(ctx, limit));
     if (claims) assertState(claims, found.state);
     const candidates = found.paths.map((path) => ({ path }));
 

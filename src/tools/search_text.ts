@@ -1,9 +1,7 @@
 /**
- * `search_text`: lines of served files that contain a literal query, in file
- * then line order (the scan is `search/scan.ts`). A call scans at most
- * `searchScanBytes`, so a page may hold no items and still carry a cursor.
- * Cursor state: the paths in scope, and the identity of every file up to the
- * position. content_hash framing: one line `<path>\t<line>\t<text>\n` per item.
+ * `search_text`: lines of served files holding a literal query, in file then line order (the scan is
+ * `search/scan.ts`). A page may hold no items and still carry a cursor. Cursor state: the paths in scope and
+ * the identity of every file up to the position. content_hash framing: `<path>\t<line>\t<text>\n` per item.
  *
  * @module
  */
@@ -14,10 +12,10 @@ import { admit, checkPathArgument, checkRoot, notServed, refusal } from "../conf
 import { assertState } from "../cursor.ts";
 import { STALE_CURSOR_MESSAGE, ToolError } from "../errors.ts";
 import { Digest } from "../hashing.ts";
-import { IdentityRecords } from "../identity.ts";
+import { identityOf, IdentityRecords } from "../identity.ts";
 import { fitPage, type Page, pageSchema } from "../page.ts";
 import type { Root } from "../root.ts";
-import { identityOf, type Match, type Position, Scan, scanSlot } from "../search/scan.ts";
+import { type Match, type Position, Scan, scanSlot } from "../search/scan.ts";
 import {
   argumentsSchema,
   checkQuery,
@@ -98,28 +96,23 @@ async function searchPage(
   }
 
   const scan = new Scan(root, Buffer.from(query), pageCap(ctx, limit), ctx.maxBytes, ctx.signal);
-  let position: Position | null = start;
+  let position: Position | null = null; // where this call stopped, if it did
   try {
-    for (; index < files.length; index++) {
+    for (; index < files.length && position === null; index++) {
       const file = files[index];
       const resumed = claims !== undefined && file === start.f;
-      const stop = await scan.file(resumed ? start : { f: file, o: 0, l: 1 }, (info) => {
+      position = await scan.file(resumed ? start : { f: file, o: 0, l: 1 }, (info) => {
         // The file a cursor resumes in must be the very one its state was checked against: if it
         // was replaced since, the offset points into another version.
         if (resumed && !identities.same(index, info)) throw new ToolError(STALE_CURSOR_MESSAGE);
         identities.set(index, info);
       });
-      if (stop) {
-        position = stop;
-        break;
-      }
     }
   } finally {
     scan.release();
   }
   // The scan yielded: a root replaced meanwhile may have led it elsewhere, so its result is dropped.
   checkRoot(root);
-  if (index >= files.length) position = null;
 
   const page = fitPage(ctx, scan.items, (n): Page<Item> => {
     const at = n === scan.items.length ? position : scan.after[n - 1] ?? start;

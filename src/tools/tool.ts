@@ -46,10 +46,8 @@ export const READ_ONLY: Annotations = Object.freeze({
 });
 
 /**
- * The schema of a tool's arguments: exactly the keys of `shape`. An unknown
- * key is named quoted, as every refused argument is: zod prints it raw into
- * the message the SDK copies into the error text, where a line break in a
- * key would break the line.
+ * The schema of a tool's arguments: exactly the keys of `shape`. An unknown key is named quoted, as
+ * every refused argument is: zod's own message would print it raw, line breaks and all.
  */
 export function argumentsSchema<S extends z.ZodRawShape>(shape: S) {
   return z.strictObject(shape, {

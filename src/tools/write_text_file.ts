@@ -1,14 +1,11 @@
 /**
- * `write_text_file`: creates or replaces one file directly in the root,
- * atomically: the bytes go to a temporary file created exclusively in the
- * root, are flushed, and are renamed over the target, so no reader, crash or
- * hard link sees a half-written file. Its `content_hash` is the one a
- * following single-page read reports.
+ * `write_text_file`: creates or replaces one file directly in the root, atomically: the bytes go to a
+ * temporary file created exclusively in the root, are flushed, and are renamed over the target, so no
+ * reader, crash or hard link sees a half-written file.
  *
  * @module
  */
 import * as z from "zod";
-import type { Root } from "../root.ts";
 import { randomBytes } from "node:crypto";
 import { utf8 } from "../bytes.ts";
 import { refusal } from "../confine.ts";
@@ -47,22 +44,15 @@ export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
   annotations: { ...READ_ONLY, readOnlyHint: false, destructiveHint: true },
   run({ path, content }, { root }) {
     if (!root.selector.reachesRootLevel) throw new ToolError(NO_ROOT_LEVEL_INCLUDE);
-    if (!WRITE_NAME.test(path) || path === "." || path === "..") {
-      throw refuseArgument("path must be one lowercase file name of [a-z0-9._-], with no directory", path);
-    }
-    if (isTempName(path)) {
-      throw refuseArgument(
-        "path is reserved for the temporary files of writes, which are never served",
-        path,
-      );
-    }
-    if (!root.selector.isServed(path)) {
-      throw refuseArgument(
-        "path is not selected by this root's --include/--exclude, so it cannot be written",
-        path,
-      );
-    }
-    if (LONE_SURROGATE.test(content)) {
+    const refused = !WRITE_NAME.test(path) || path === "." || path === ".."
+      ? "path must be one lowercase file name of [a-z0-9._-], with no directory"
+      : isTempName(path)
+      ? "path is reserved for the temporary files of writes, which are never served"
+      : !root.selector.isServed(path)
+      ? "path is not selected by this root's --include/--exclude, so it cannot be written"
+      : undefined;
+    if (refused !== undefined) throw refuseArgument(refused, path);
+    if (/\p{Surrogate}/u.test(content)) {
       throw new ToolError("content must be Unicode text: it holds a lone surrogate, which has no UTF-8 form");
     }
     const bytes = utf8(content);
@@ -70,8 +60,12 @@ export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
       throw new ToolError(`content is ${bytes.length} bytes; the limit is ${root.limits.maxWriteBytes}`);
     }
     let existing;
+    let listed = false;
     try {
       existing = root.lstat(path);
+      // On a filesystem that folds case or Unicode forms, the name may reach a file the root spells
+      // otherwise, and maybe excludes: only the file the root lists under this very name is replaced.
+      listed = existing?.kind === "file" && root.isFile(path);
     } catch (error) {
       throw refusal(error, path);
     }
@@ -79,9 +73,7 @@ export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
       throw new ToolError(`${path} is a symbolic link; links are never written through`);
     }
     if (existing && existing.kind !== "file") throw new ToolError(`${path} exists and is not a regular file`);
-    // On a filesystem that folds case or Unicode forms, the name may reach a file the root spells
-    // otherwise, and maybe excludes: only the file the root lists under this very name is replaced.
-    if (existing && !listed(root, path)) {
+    if (existing && !listed) {
       throw refuseArgument(
         "path names a file this root lists under another spelling, so it cannot be written",
         path,
@@ -109,13 +101,3 @@ export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
     return { value: { path, bytes: bytes.length, content_hash: new Digest().bytes(bytes).contentHash() } };
   },
 };
-
-const LONE_SURROGATE = /\p{Surrogate}/u;
-
-function listed(root: Root, path: string): boolean {
-  try {
-    return root.isFile(path);
-  } catch (error) {
-    throw refusal(error, path);
-  }
-}

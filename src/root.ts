@@ -284,15 +284,17 @@ export class Root {
   #read(dir: string): Listing {
     const keys: string[] = [];
     const dirsAllowed = depthOf(dir) < this.limits.maxDepth;
+    const all = this.selector.servesAllBelow(dir); // then no name needs its own test (`--include '**'`)
     for (const { name, kind: reported } of this.fs.readDir(this.#abs(dir))) {
       if (isTempName(name) || reported === "symlink" || reported === "other") continue;
-      const path = joinRelative(dir, name);
       // Decided from the name: an entry that could be neither is never statted.
-      const wantFile = reported !== "directory" && this.selector.isServed(path);
-      const wantDir = reported !== "file" && dirsAllowed && this.selector.mayContain(path);
+      const path = all ? undefined : joinRelative(dir, name);
+      const wantFile = reported !== "directory" && (path === undefined || this.selector.isServed(path));
+      const wantDir = reported !== "file" && dirsAllowed &&
+        (path === undefined || this.selector.mayContain(path));
       if (!wantFile && !wantDir) continue;
       let kind: EntryKind = reported;
-      if (kind === "unknown") kind = this.fs.lstat(this.#abs(path))?.kind ?? "other";
+      if (kind === "unknown") kind = this.fs.lstat(this.#abs(joinRelative(dir, name)))?.kind ?? "other";
       if (kind === "file" && wantFile) keys.push(name);
       else if (kind === "directory" && wantDir) keys.push(`${name}/`);
     }

@@ -15,6 +15,8 @@ export interface Selector {
   mayContain(dir: string): boolean;
   /** Whether everything below a directory is excluded (it or an ancestor matches an exclude, or one covers below it). */
   isExcludedDir(dir: string): boolean;
+  /** Whether every path below a directory is served (so `isServed` and `mayContain` hold for each). */
+  servesAllBelow(dir: string): boolean;
   /** Whether some include pattern can match a file directly in the root. */
   readonly reachesRootLevel: boolean;
 }
@@ -86,6 +88,10 @@ export function createSelector(include: readonly string[], exclude: readonly str
       includes.some((p) => p.whole.test(path)) && !excludes.some((p) => p.orAncestor.test(path)),
     mayContain: (dir) => includes.some((p) => p.reachesBelow(dir)) && !isExcludedDir(dir),
     isExcludedDir,
+    // An include covers everything below, no exclude reaches below, and the directory is not excluded.
+    servesAllBelow: (dir) =>
+      includes.some((p) => p.coversBelow(dir)) && !excludes.some((p) => p.reachesBelow(dir)) &&
+      !excludes.some((p) => dir !== "" && p.orAncestor.test(dir)),
     reachesRootLevel: includes.some((p) => p.matchesOneSegment),
   };
 }

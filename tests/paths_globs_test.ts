@@ -279,6 +279,50 @@ test("createSelector with no include serves nothing", () => {
   assert.equal(selector.reachesRootLevel, false);
 });
 
+test("createSelector: servesAllBelow holds only where every path below is served and may be entered", () => {
+  const named: [string[], string[], string, boolean][] = [
+    [["**"], [], "", true],
+    [["**"], [], "a/b", true],
+    [["lib/**"], [], "", false],
+    [["lib/**"], [], "lib", true],
+    [["*.md"], [], "", false],
+    [["**"], [".git/**"], "", false],
+    [["**"], [".git/**"], "src", true],
+    [["**"], [".git/**"], ".git", false],
+    [["**"], ["**/secrets/**"], "src", false],
+    [["**"], ["private"], "private/a", false],
+  ];
+  for (const [include, exclude, dir, expected] of named) {
+    const got = createSelector(include, exclude).servesAllBelow(dir);
+    assert.equal(got, expected, JSON.stringify({ include, exclude, dir }));
+  }
+  // Against the per-path answers the walker would otherwise ask, on random selections.
+  const parts = ["a", "b", "lib", "x.md", ".git", "*", "*.md", "**", "secrets", "a*"];
+  const random = (seed: number) => () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const next = random(42);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)];
+  const glob = () => Array.from({ length: 1 + Math.floor(next() * 3) }, () => pick(parts)).join("/");
+  const path = (n: number) =>
+    Array.from({ length: n }, () => pick(["a", "b", "lib", "x.md", ".git"])).join("/");
+  let held = 0;
+  for (let i = 0; i < 3_000; i++) {
+    let selector;
+    try {
+      selector = createSelector([glob()], next() < 0.5 ? [] : [glob()]);
+    } catch {
+      continue; // an invalid random glob
+    }
+    const dir = path(Math.floor(next() * 3));
+    if (!selector.servesAllBelow(dir)) continue;
+    held++;
+    for (let k = 0; k < 5; k++) {
+      const below = `${dir === "" ? "" : `${dir}/`}${path(1 + Math.floor(next() * 3))}`;
+      assert.ok(selector.isServed(below) && selector.mayContain(below), JSON.stringify({ i, dir, below }));
+    }
+  }
+  assert.ok(held > 50, `only ${held} random cases served everything below`);
+});
+
 test("createSelector reports whether some include can match a root-level file", () => {
   const cases: [string[], boolean][] = [
     [["lib/**"], false],

@@ -8,7 +8,12 @@
  *   file PAGES;
  * - `server PAGES`: the same replay from the SDK's low-level `Server` with one
  *   `tools/call` handler (no schemas, no tool registry);
- * - `raw PAGES`: the same replay with no SDK at all: JSON-RPC lines in, lines out.
+ * - `raw PAGES`: the same replay with no SDK at all: JSON-RPC lines in, lines out;
+ * - `calls CALLS`: an SDK `McpServer` with `list_directory`, `search_files`
+ *   and `search_text`, input and output schemas shaped like the real ones,
+ *   answering each call with the page the real server gave for the same
+ *   tool and arguments (CALLS: JSON lines `{tool, args, page}`), the floor of
+ *   the cold traversals.
  *
  * No mode opens a file after start, so what is left is the per-call cost of
  * its layer, the pipe and the client, for the same calls and the same bytes
@@ -16,7 +21,7 @@
  * map) and on Node (copied beside the npm build's `node_modules`); the SDK is
  * imported only by the modes that use it.
  *
- * Usage: bare_server.mjs noop | bare_server.mjs mcp|server|raw PAGES
+ * Usage: bare_server.mjs noop | bare_server.mjs mcp|server|raw PAGES | bare_server.mjs calls CALLS
  *
  * @module
  */
@@ -29,6 +34,10 @@ const pages = pagesFile === undefined
   : readFileSync(pagesFile, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
 // The page that follows each cursor, so a client's traversal is the same as against the real server.
 const after = new Map(pages.slice(0, -1).map((page, i) => [page.next_cursor, pages[i + 1]]));
+// `calls`: the page for each tool and arguments (keys sorted: the SDK hands a handler its parsed copy).
+const callKey = (tool, args) =>
+  `${tool}\0${JSON.stringify(Object.keys(args).sort().map((key) => [key, args[key]]))}`;
+const answers = new Map(pages.map((call) => [callKey(call.tool, call.args), call.page]));
 
 /** The tool result for the page after `cursor`, built per call as a server's handler would. */
 function replay(cursor) {
@@ -47,7 +56,7 @@ if (mode === "raw") {
       if (line.trim() !== "") answer(JSON.parse(line));
     }
   });
-} else if (mode === "server" || mode === "mcp" || mode === "noop") {
+} else if (mode === "server" || mode === "mcp" || mode === "noop" || mode === "calls") {
   const { McpServer, Server } = await import("@modelcontextprotocol/server");
   const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
   const z = await import("zod");
@@ -60,7 +69,38 @@ if (mode === "raw") {
       return server;
     }
     const server = new McpServer(info, options);
-    if (mode === "noop") {
+    if (mode === "calls") {
+      const paging = { cursor: z.string().optional(), limit: z.int().min(1).optional() };
+      const page = (item) => z.object({ items: z.array(item), content_hash: z.string() });
+      const tools = {
+        list_directory: [
+          { path: z.string().optional() },
+          z.object({ name: z.string(), kind: z.enum(["file", "directory"]), path: z.string() }),
+        ],
+        search_files: [{ query: z.string().min(1) }, z.object({ path: z.string() })],
+        search_text: [
+          { query: z.string().min(1), path: z.string().optional() },
+          z.object({ path: z.string(), line: z.int().min(1), text: z.string() }),
+        ],
+      };
+      for (const [name, [args, item]] of Object.entries(tools)) {
+        server.registerTool(
+          name,
+          {
+            description: "Replays recorded pages.",
+            inputSchema: z.strictObject({ ...args, ...paging }),
+            outputSchema: page(item),
+          },
+          (call) => {
+            const page = answers.get(callKey(name, call));
+            if (page === undefined) {
+              return { isError: true, content: [{ type: "text", text: "not recorded" }] };
+            }
+            return { content: [{ type: "text", text: JSON.stringify(page) }], structuredContent: page };
+          },
+        );
+      }
+    } else if (mode === "noop") {
       server.registerTool(
         "noop",
         { description: "Does nothing.", inputSchema: z.strictObject({ path: z.string() }) },
@@ -84,7 +124,9 @@ if (mode === "raw") {
     return server;
   }, { legacy: "reject" });
 } else {
-  process.stderr.write("usage: bare_server.mjs noop | bare_server.mjs mcp|server|raw PAGES\n");
+  process.stderr.write(
+    "usage: bare_server.mjs noop | bare_server.mjs mcp|server|raw PAGES | bare_server.mjs calls CALLS\n",
+  );
   process.exit(64);
 }
 

@@ -102,25 +102,59 @@ export async function warm(
 /**
  * Times `traversal` on a freshly started server each run, as a host that
  * spawns one server per job meets it: spawn, wait for discover, then time
- * the traversal from its first call.
+ * the traversal from its first call. Interleaved with it, the same on a
+ * fresh bare SDK `McpServer` that answers every call with the page the real
+ * server gave (`bare_server.mjs calls`, recorded first): the cold floor.
  */
-export async function cold(ctx: Context, rt: Runtime, traversal: Traversal): Promise<Timing> {
+export async function cold(
+  ctx: Context,
+  rt: Runtime,
+  traversal: Traversal,
+): Promise<Timing & { floor: number }> {
+  const callsFile = await Deno.makeTempFile({ prefix: "ptc-fs-mcp-bench-calls-", suffix: ".jsonl" });
   let calls = 0;
-  const r = await interleave(ctx.reps, [
-    () => baseline(traversal),
-    async () => {
-      const client = rt.server(traversal.root);
-      try {
-        await client.discover();
-        const run = await traversal.run(client);
-        calls = run.calls;
-        return run.ms;
-      } finally {
-        await client.close();
-      }
-    },
-  ]);
-  return { base: r.medians[0], server: r.medians[1], calls };
+  const fresh = (start: () => RpcClient) => async () => {
+    const client = start();
+    try {
+      await client.discover();
+      const run = await traversal.run(client);
+      calls = run.calls;
+      return run.ms;
+    } finally {
+      await client.close();
+    }
+  };
+  try {
+    await recordCalls(rt, traversal, callsFile);
+    const r = await interleave(ctx.reps, [
+      () => baseline(traversal),
+      fresh(() => rt.server(traversal.root)),
+      fresh(() => rt.bare("calls", callsFile)),
+    ]);
+    return { base: r.medians[0], server: r.medians[1], floor: r.medians[2], calls };
+  } finally {
+    await Deno.remove(callsFile);
+  }
+}
+
+/** Runs `traversal` once on a fresh server, writing each call's tool, arguments and page to `file`. */
+async function recordCalls(rt: Runtime, traversal: Traversal, file: string): Promise<void> {
+  const client = rt.server(traversal.root);
+  const lines: string[] = [];
+  // The traversal pages through `call`; everything else is the client's own.
+  const recording: RpcClient = Object.create(client);
+  recording.call = async (tool, args = {}, timeoutMs) => {
+    const response = await client.call(tool, args, timeoutMs);
+    lines.push(JSON.stringify({ tool, args, page: response.result?.structuredContent }) + "\n");
+    return response;
+  };
+  try {
+    await client.discover();
+    await traversal.run(recording);
+  } finally {
+    await client.close();
+  }
+  await Deno.writeTextFile(file, lines.join(""));
 }
 
 /** A row of the peak-RSS section. */

@@ -9,7 +9,7 @@ import { RpcClient, timeSpawn } from "./rpc.ts";
 import type { RuntimeName } from "./report.ts";
 
 /** A mode of `bare_server.mjs`: `noop` needs no pages file, the replays do. */
-export type BareMode = "noop" | "mcp" | "server" | "raw";
+export type BareMode = "noop" | "mcp" | "server" | "raw" | "calls";
 
 /** One runtime the benchmark measures. */
 export interface Runtime {

@@ -37,7 +37,9 @@ const after = new Map(pages.slice(0, -1).map((page, i) => [page.next_cursor, pag
 // `calls`: the page for each tool and arguments (keys sorted: the SDK hands a handler its parsed copy).
 const callKey = (tool, args) =>
   `${tool}\0${JSON.stringify(Object.keys(args).sort().map((key) => [key, args[key]]))}`;
-const answers = new Map(pages.map((call) => [callKey(call.tool, call.args), call.page]));
+const answers = new Map(
+  mode === "calls" ? pages.map((call) => [callKey(call.tool, call.args), call.page]) : [],
+);
 
 /** The tool result for the page after `cursor`, built per call as a server's handler would. */
 function replay(cursor) {

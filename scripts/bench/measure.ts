@@ -73,16 +73,26 @@ export interface Timing {
 /**
  * Times `traversal` on one server that answered discover and is warm from
  * the untimed first run, interleaved with its baseline; measures the
- * server's peak RSS over all runs too.
+ * server's peak RSS over all runs too. With `withFloor` (a traversal of
+ * `list_directory`, `search_files` or `search_text`), also interleaved: the
+ * same on a warm bare SDK `McpServer` answering the calls recorded from the
+ * real server (`floor`).
  */
 export async function warm(
   ctx: Context,
   rt: Runtime,
   traversal: Traversal,
   label: string,
-): Promise<Timing & { rss: { ratio: number; note: string } }> {
+  withFloor = false,
+): Promise<Timing & { rss: { ratio: number; note: string }; floor?: number }> {
+  const callsFile = withFloor
+    ? await Deno.makeTempFile({ prefix: "ptc-fs-mcp-bench-calls-", suffix: ".jsonl" })
+    : undefined;
+  if (callsFile) await recordCalls(rt, traversal, callsFile);
   const measured = await startMeasured(rt, traversal.root);
+  const floor = callsFile ? rt.bare("calls", callsFile) : undefined;
   try {
+    await floor?.discover();
     let calls = 0;
     const r = await interleave(ctx.reps, [
       () => baseline(traversal),
@@ -91,11 +101,14 @@ export async function warm(
         calls = run.calls;
         return run.ms;
       },
+      ...(floor ? [async () => (await traversal.run(floor)).ms] : []),
     ]);
     const rss = await peakRatio(rt, measured, label);
-    return { base: r.medians[0], server: r.medians[1], calls, rss };
+    return { base: r.medians[0], server: r.medians[1], floor: r.medians[2], calls, rss };
   } finally {
     await measured.client.close();
+    await floor?.close();
+    if (callsFile) await Deno.remove(callsFile);
   }
 }
 

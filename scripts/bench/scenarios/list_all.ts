@@ -1,13 +1,14 @@
 /**
  * `list_directory` of every directory of the 100,000-file tree, each
- * listing a full traversal, on a warm server, against `find`.
+ * listing a full traversal, on a warm server, against `find`, with its
+ * floor: a warm bare SDK server answering the same calls.
  *
  * @module
  */
 import { type Context, ms, type Outcome } from "../context.ts";
 import { tree, treeCorpus } from "../corpus.ts";
 import { perRuntime, pick, warm } from "../measure.ts";
-import { both } from "../report.ts";
+import { both, REFERENCE } from "../report.ts";
 import { listAll as traversal } from "../traversals.ts";
 
 /** Row: listing every directory, as a ratio to `find . -type f | wc -l`. */
@@ -15,12 +16,12 @@ export async function listAll(ctx: Context): Promise<Outcome> {
   const t = await traversal(ctx, await treeCorpus(tree(ctx.sizes.treeLeafFiles)));
   const notes: string[] = [];
   const runs = await perRuntime(ctx, async (rt) => {
-    const r = await warm(ctx, rt, t, "list_all");
+    const r = await warm(ctx, rt, t, "list_all", true);
     notes.push(
       `${rt.name} list_all: ${r.calls} calls for ${t.expected} directories` +
         (ctx.verbose ? `; server ${ms(r.server)}, find ${ms(r.base)}` : ""),
     );
-    return { ratio: r.server / r.base };
+    return { ratio: r.server / r.base, floor: r.floor! / r.base };
   });
   return {
     rows: [{
@@ -32,6 +33,13 @@ export async function listAll(ctx: Context): Promise<Outcome> {
       unit: "×",
       values: pick(runs, "ratio"),
       target: both(10),
+    }, {
+      section: "warm",
+      what: "the same against a warm bare SDK McpServer answering the recorded calls (floor)",
+      baseline: t.baselineText,
+      unit: "×",
+      values: pick(runs, "floor"),
+      target: REFERENCE,
     }],
     notes,
   };

@@ -7,7 +7,7 @@
 import { type Context, ms, type Outcome } from "../context.ts";
 import { tree, treeCorpus } from "../corpus.ts";
 import { peakRow, perRuntime, pick, warm } from "../measure.ts";
-import { both } from "../report.ts";
+import { both, REFERENCE } from "../report.ts";
 import { searchFiles as traversal } from "../traversals.ts";
 
 /** Rows: the traversal's ratio to find | grep, and peak RSS over idle. */
@@ -15,13 +15,13 @@ export async function searchFiles(ctx: Context): Promise<Outcome> {
   const t = await traversal(ctx, await treeCorpus(tree(ctx.sizes.treeLeafFiles)));
   const notes: string[] = [];
   const runs = await perRuntime(ctx, async (rt) => {
-    const r = await warm(ctx, rt, t, "search_files");
+    const r = await warm(ctx, rt, t, "search_files", true);
     notes.push(
       `${rt.name} search_files: ${r.calls} calls, ${t.expected} matches` +
         (ctx.verbose ? `; server ${ms(r.server)}, find|grep ${ms(r.base)}` : ""),
       r.rss.note,
     );
-    return { ratio: r.server / r.base, rss: r.rss.ratio };
+    return { ratio: r.server / r.base, floor: r.floor! / r.base, rss: r.rss.ratio };
   });
   return {
     rows: [
@@ -34,6 +34,14 @@ export async function searchFiles(ctx: Context): Promise<Outcome> {
         unit: "×",
         values: pick(runs, "ratio"),
         target: both(5),
+      },
+      {
+        section: "warm",
+        what: "the same against a warm bare SDK McpServer answering the recorded calls (floor)",
+        baseline: t.baselineText,
+        unit: "×",
+        values: pick(runs, "floor"),
+        target: REFERENCE,
       },
       peakRow("search_files", pick(runs, "rss")),
     ],

@@ -7,7 +7,7 @@
 import { type Context, ms, type Outcome } from "../context.ts";
 import { textCorpus } from "../corpus.ts";
 import { peakRow, perRuntime, pick, warm } from "../measure.ts";
-import { both } from "../report.ts";
+import { both, REFERENCE } from "../report.ts";
 import { searchText as traversal } from "../traversals.ts";
 
 /** Rows: the traversal's ratio to grep, and peak RSS over idle. */
@@ -16,13 +16,13 @@ export async function searchText(ctx: Context): Promise<Outcome> {
   const t = await traversal(ctx, await textCorpus(textFiles, textFileBytes));
   const notes: string[] = [];
   const runs = await perRuntime(ctx, async (rt) => {
-    const r = await warm(ctx, rt, t, "search_text");
+    const r = await warm(ctx, rt, t, "search_text", true);
     notes.push(
       `${rt.name} search_text: ${r.calls} calls, ${t.expected} matches` +
         (ctx.verbose ? `; server ${ms(r.server)}, grep ${ms(r.base)}` : ""),
       r.rss.note,
     );
-    return { ratio: r.server / r.base, rss: r.rss.ratio };
+    return { ratio: r.server / r.base, floor: r.floor! / r.base, rss: r.rss.ratio };
   });
   return {
     rows: [
@@ -35,6 +35,14 @@ export async function searchText(ctx: Context): Promise<Outcome> {
         unit: "×",
         values: pick(runs, "ratio"),
         target: both(3),
+      },
+      {
+        section: "warm",
+        what: "the same against a warm bare SDK McpServer answering the recorded calls (floor)",
+        baseline: t.baselineText,
+        unit: "×",
+        values: pick(runs, "floor"),
+        target: REFERENCE,
       },
       peakRow("search_text", pick(runs, "rss")),
     ],

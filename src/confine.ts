@@ -82,7 +82,7 @@ export function openServedFile(
       throw refusal(error, rel);
     }
     try {
-      const info = handle.stat();
+      const info = handle.opened ?? handle.stat();
       // The no-follow open guards only the last component: after it, the parents (from the pinned root)
       // must still be real directories listing it, and the path must still name the opened file.
       requireListed(root, rel);

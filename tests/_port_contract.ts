@@ -145,6 +145,20 @@ export function portContract(name: string, port: FsPort): void {
     });
   });
 
+  test(title("openRead hands over the fstat that proved the descriptor, so no caller takes a second"), () => {
+    inTemp((dir) => {
+      writeFileSync(join(dir, "a.txt"), "hello");
+      const handle = port.openRead(join(dir, "a.txt"));
+      try {
+        assert.deepEqual(handle.opened, handle.stat());
+        assert.equal(handle.opened?.kind, "file");
+        assert.equal(handle.opened?.size, 5);
+      } finally {
+        handle.close();
+      }
+    });
+  });
+
   test(title("openRead refuses a symlink at the final component, whatever it points to"), () => {
     inTemp((dir) => {
       writeFileSync(join(dir, "target.txt"), "secret");

@@ -129,7 +129,7 @@ export function descriptorPort(
         const info = file.stat();
         if (info.kind !== "file") throw new FsError("not_regular");
         if (info.ino !== seen.ino || info.dev !== seen.dev) throw new FsError("changed");
-        return file;
+        return { ...file, opened: info };
       } catch (error) {
         file.close();
         throw map(error);

@@ -38,6 +38,8 @@ export interface FileInfo {
 
 /** An open descriptor. */
 export interface FileHandle {
+  /** From `openRead`: the `fstat` it took to prove the descriptor, so the caller need not take another. */
+  readonly opened?: FileInfo;
   /** `fstat` of this descriptor. */
   stat(): FileInfo;
   /** Reads `buffer.length` bytes at `position`, fewer only at end of file; returns how many. */

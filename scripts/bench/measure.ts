@@ -5,7 +5,7 @@
  * @module
  */
 import type { Context } from "./context.ts";
-import { both, type Row, type RuntimeName, type Target } from "./report.ts";
+import { both, REFERENCE, type Row, type RuntimeName, type Target } from "./report.ts";
 import { memoryOf, resetPeak, type RpcClient } from "./rpc.ts";
 import type { Runtime } from "./runtimes.ts";
 import { median } from "./stats.ts";
@@ -183,6 +183,23 @@ export function peakRow(
     unit: "×",
     values,
     target,
+  };
+}
+
+/** The reference row under a traversal's row: a bare SDK server answering the same recorded calls. */
+export function floorRow(
+  section: Row["section"],
+  baselineText: string,
+  values: Partial<Record<RuntimeName, number>>,
+): Row {
+  const server = section === "cold" ? "a fresh" : "a warm";
+  return {
+    section,
+    what: `the same against ${server} bare SDK McpServer answering the recorded calls (floor)`,
+    baseline: baselineText,
+    unit: "×",
+    values,
+    target: REFERENCE,
   };
 }
 

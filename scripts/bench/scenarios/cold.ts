@@ -8,8 +8,8 @@
  */
 import { type Context, ms, type Outcome } from "../context.ts";
 import { textCorpus, tree, treeCorpus } from "../corpus.ts";
-import { cold as coldTiming, perRuntime } from "../measure.ts";
-import { both, REFERENCE, type Row } from "../report.ts";
+import { cold as coldTiming, floorRow, perRuntime } from "../measure.ts";
+import { both, type Row } from "../report.ts";
 import { listAll, searchFiles, searchText, type Traversal } from "../traversals.ts";
 
 /** Rows: cold `search_text`, `search_files` and listing every directory, as ratios to their baselines. */
@@ -52,14 +52,7 @@ export async function cold(ctx: Context): Promise<Outcome> {
         values: ratio("server"),
         target: both(target),
       },
-      {
-        section: "cold",
-        what: `the same on a fresh bare SDK McpServer answering each call with the recorded page (floor)`,
-        baseline: t.baselineText,
-        unit: "×",
-        values: ratio("floor"),
-        target: REFERENCE,
-      },
+      floorRow("cold", t.baselineText, ratio("floor")),
     );
   }
   return { rows, notes };

@@ -7,8 +7,8 @@
  */
 import { type Context, ms, type Outcome } from "../context.ts";
 import { tree, treeCorpus } from "../corpus.ts";
-import { perRuntime, pick, warm } from "../measure.ts";
-import { both, REFERENCE } from "../report.ts";
+import { floorRow, perRuntime, pick, warm } from "../measure.ts";
+import { both } from "../report.ts";
 import { listAll as traversal } from "../traversals.ts";
 
 /** Row: listing every directory, as a ratio to `find . -type f | wc -l`. */
@@ -33,14 +33,7 @@ export async function listAll(ctx: Context): Promise<Outcome> {
       unit: "×",
       values: pick(runs, "ratio"),
       target: both(10),
-    }, {
-      section: "warm",
-      what: "the same against a warm bare SDK McpServer answering the recorded calls (floor)",
-      baseline: t.baselineText,
-      unit: "×",
-      values: pick(runs, "floor"),
-      target: REFERENCE,
-    }],
+    }, floorRow("warm", t.baselineText, pick(runs, "floor"))],
     notes,
   };
 }

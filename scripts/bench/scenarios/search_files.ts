@@ -6,8 +6,8 @@
  */
 import { type Context, ms, type Outcome } from "../context.ts";
 import { tree, treeCorpus } from "../corpus.ts";
-import { peakRow, perRuntime, pick, warm } from "../measure.ts";
-import { both, REFERENCE } from "../report.ts";
+import { floorRow, peakRow, perRuntime, pick, warm } from "../measure.ts";
+import { both } from "../report.ts";
 import { searchFiles as traversal } from "../traversals.ts";
 
 /** Rows: the traversal's ratio to find | grep, and peak RSS over idle. */
@@ -35,14 +35,7 @@ export async function searchFiles(ctx: Context): Promise<Outcome> {
         values: pick(runs, "ratio"),
         target: both(5),
       },
-      {
-        section: "warm",
-        what: "the same against a warm bare SDK McpServer answering the recorded calls (floor)",
-        baseline: t.baselineText,
-        unit: "×",
-        values: pick(runs, "floor"),
-        target: REFERENCE,
-      },
+      floorRow("warm", t.baselineText, pick(runs, "floor")),
       peakRow("search_files", pick(runs, "rss")),
     ],
     notes,

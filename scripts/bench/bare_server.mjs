@@ -9,27 +9,36 @@
  * - `server PAGES`: the same replay from the SDK's low-level `Server` with one
  *   `tools/call` handler (no schemas, no tool registry);
  * - `raw PAGES`: the same replay with no SDK at all: JSON-RPC lines in, lines out;
- * - `calls CALLS`: an SDK `McpServer` with `list_directory`, `search_files`
- *   and `search_text`, input and output schemas shaped like the real ones,
- *   answering each call with the page the real server gave for the same
- *   tool and arguments (CALLS: JSON lines `{tool, args, page}`), the floor of
- *   the cold traversals.
+ * - `calls CALLS [ROOT]`: an SDK `McpServer` with `list_directory`,
+ *   `search_files`, `search_text` and `read_text_file`, input and output
+ *   schemas shaped like the real ones, answering each call with the page the
+ *   real server gave for the same tool and arguments (CALLS: JSON lines
+ *   `{tool, args, page}`), the floor of the cold traversals and of the small
+ *   reads. With ROOT, each `read_text_file` call first makes the system calls
+ *   of a confined read of `ROOT/path` (`confinedReadSyscalls`) and discards
+ *   what they return: the floor of a read that checks what this server checks;
+ * - `extents INDEX FILE`: an SDK `McpServer` whose `read_text_file` reads each
+ *   page's bytes from FILE at the offset and length the real server's page had
+ *   (INDEX: JSON lines `{cursor, offset, length, next_cursor, content_hash}`),
+ *   holding no page between calls: the memory floor of a read.
  *
- * No mode opens a file after start, so what is left is the per-call cost of
- * its layer, the pipe and the client, for the same calls and the same bytes
- * as the real server's. Plain JavaScript, so it runs as it is on Deno (import
- * map) and on Node (copied beside the npm build's `node_modules`); the SDK is
- * imported only by the modes that use it.
+ * Apart from those two, no mode opens a file after start, so what is left is
+ * the per-call cost of its layer, the pipe and the client, for the same calls
+ * and the same bytes as the real server's. Plain JavaScript, so it runs as it
+ * is on Deno (import map) and on Node (copied beside the npm build's
+ * `node_modules`); the SDK is imported only by the modes that use it.
  *
- * Usage: bare_server.mjs noop | bare_server.mjs mcp|server|raw PAGES | bare_server.mjs calls CALLS
+ * Usage: bare_server.mjs noop | bare_server.mjs mcp|server|raw PAGES | bare_server.mjs calls CALLS [ROOT]
+ *        | bare_server.mjs extents INDEX FILE
  *
  * @module
  */
-import { readFileSync } from "node:fs";
+import { Buffer } from "node:buffer";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readSync } from "node:fs";
 import process from "node:process";
 
-const [mode, pagesFile] = process.argv.slice(2);
-const pages = pagesFile === undefined
+const [mode, pagesFile, target] = process.argv.slice(2);
+const pages = pagesFile === undefined || mode === "extents"
   ? []
   : readFileSync(pagesFile, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
 // The page that follows each cursor, so a client's traversal is the same as against the real server.
@@ -40,6 +49,52 @@ const callKey = (tool, args) =>
 const answers = new Map(
   mode === "calls" ? pages.map((call) => [callKey(call.tool, call.args), call.page]) : [],
 );
+
+// `extents`: each page's place in the file, by the cursor that asks for it ("" for the first page).
+const extents = new Map(
+  mode === "extents"
+    ? readFileSync(pagesFile, "utf8").split("\n").filter((line) => line !== "").map((line) => {
+      const extent = JSON.parse(line);
+      return [extent.cursor ?? "", extent];
+    })
+    : [],
+);
+const extentFile = mode === "extents" ? openSync(target, "r") : undefined;
+
+/** The page of `extents` after `cursor`: its bytes read from the file now, decoded, hashed as recorded. */
+function extentPage(cursor) {
+  const { offset, length, next_cursor, content_hash } = extents.get(cursor ?? "");
+  const bytes = Buffer.allocUnsafe(length);
+  readSync(extentFile, bytes, 0, length, offset);
+  const items = length === 0 ? [] : [{ byte_offset: offset, text: bytes.toString("utf8") }];
+  return { items, next_cursor, content_hash };
+}
+
+/**
+ * The system calls a confined read of `root/path` makes (a warm read, `docs/PERFORMANCE.md`): the root
+ * pin, the walk from the root to the file's directory, the file's lstat, the no-follow open and its
+ * fstat, the walk and the lstat again, the read, the fstat after it, the close.
+ */
+function confinedReadSyscalls(root, path) {
+  const parts = path.split("/");
+  const walk = () => {
+    let dir = root;
+    lstatSync(dir, { bigint: true });
+    for (const part of parts.slice(0, -1)) lstatSync(dir = `${dir}/${part}`, { bigint: true });
+    lstatSync(`${root}/${path}`, { bigint: true });
+  };
+  lstatSync(root, { bigint: true });
+  walk();
+  const fd = openSync(`${root}/${path}`, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const { size } = fstatSync(fd, { bigint: true });
+    walk();
+    readSync(fd, Buffer.allocUnsafe(Number(size) + 1), 0, Number(size) + 1, 0);
+    fstatSync(fd, { bigint: true });
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** The tool result for the page after `cursor`, built per call as a server's handler would. */
 function replay(cursor) {
@@ -58,7 +113,7 @@ if (mode === "raw") {
       if (line.trim() !== "") answer(JSON.parse(line));
     }
   });
-} else if (mode === "server" || mode === "mcp" || mode === "noop" || mode === "calls") {
+} else if (["server", "mcp", "noop", "calls", "extents"].includes(mode)) {
   const { McpServer, Server } = await import("@modelcontextprotocol/server");
   const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
   const z = await import("zod");
@@ -84,6 +139,7 @@ if (mode === "raw") {
           { query: z.string().min(1), path: z.string().optional() },
           z.object({ path: z.string(), line: z.int().min(1), text: z.string() }),
         ],
+        read_text_file: [{ path: z.string() }, z.object({ byte_offset: z.int().min(0), text: z.string() })],
       };
       for (const [name, [args, item]] of Object.entries(tools)) {
         server.registerTool(
@@ -94,6 +150,7 @@ if (mode === "raw") {
             outputSchema: page(item),
           },
           (call) => {
+            if (target !== undefined && name === "read_text_file") confinedReadSyscalls(target, call.path);
             const page = answers.get(callKey(name, call));
             if (page === undefined) {
               return { isError: true, content: [{ type: "text", text: "not recorded" }] };
@@ -112,7 +169,7 @@ if (mode === "raw") {
       server.registerTool(
         "read_text_file",
         {
-          description: "Replays recorded pages.",
+          description: mode === "extents" ? "Reads recorded page extents." : "Replays recorded pages.",
           inputSchema: z.strictObject({ path: z.string(), cursor: z.string().optional() }),
           outputSchema: z.object({
             items: z.array(z.object({ byte_offset: z.number().int().nonnegative(), text: z.string() })),
@@ -120,14 +177,19 @@ if (mode === "raw") {
             content_hash: z.string(),
           }),
         },
-        ({ cursor }) => replay(cursor),
+        ({ cursor }) => {
+          if (mode !== "extents") return replay(cursor);
+          const page = extentPage(cursor);
+          return { content: [{ type: "text", text: JSON.stringify(page) }], structuredContent: page };
+        },
       );
     }
     return server;
   }, { legacy: "reject" });
 } else {
   process.stderr.write(
-    "usage: bare_server.mjs noop | bare_server.mjs mcp|server|raw PAGES | bare_server.mjs calls CALLS\n",
+    "usage: bare_server.mjs noop | bare_server.mjs mcp|server|raw PAGES | bare_server.mjs calls CALLS [ROOT]" +
+      " | bare_server.mjs extents INDEX FILE\n",
   );
   process.exit(64);
 }

@@ -41,7 +41,11 @@ export async function startMeasured(
   root: string,
   extra: string[] = [],
 ): Promise<{ client: RpcClient; idleKiB: number }> {
-  const client = rt.server(root, extra);
+  return await measureFrom(rt.server(root, extra));
+}
+
+/** A started server (the real one or a floor) once it answered discover, its idle RSS taken and peak reset. */
+export async function measureFrom(client: RpcClient): Promise<{ client: RpcClient; idleKiB: number }> {
   await client.discover();
   await new Promise((r) => setTimeout(r, 200)); // let start-up garbage settle
   const idleKiB = (await memoryOf(client.pid)).rssKiB;

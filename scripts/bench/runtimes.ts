@@ -8,16 +8,19 @@
 import { RpcClient, timeSpawn } from "./rpc.ts";
 import type { RuntimeName } from "./report.ts";
 
-/** A mode of `bare_server.mjs`: `noop` needs no pages file, the replays do. */
-export type BareMode = "noop" | "mcp" | "server" | "raw" | "calls";
+/** A mode of `bare_server.mjs`: `noop` needs no pages file, the others do. */
+export type BareMode = "noop" | "mcp" | "server" | "raw" | "calls" | "extents";
 
 /** One runtime the benchmark measures. */
 export interface Runtime {
   readonly name: RuntimeName;
   /** Starts the real server on `root` with `--include '**'` and `extra` flags. */
   server(root: string, extra?: string[]): RpcClient;
-  /** Starts a bare floor server; the replay modes answer from `pagesFile`. */
-  bare(mode: BareMode, pagesFile?: string): RpcClient;
+  /**
+   * Starts a bare floor server; the replay modes answer from `pagesFile`. `target`: the root `calls` makes
+   * a confined read's system calls in, or the file `extents` reads from (on Deno, read permission on it).
+   */
+  bare(mode: BareMode, pagesFile?: string, target?: string): RpcClient;
   /** Times the runtime's empty start, the cold-start baseline. */
   empty(): Promise<number>;
   /** The empty start as the table shows it. */
@@ -48,10 +51,10 @@ function nodeRuntime({ npm, profile }: Sources): Runtime {
         [...prof, `${npm}/dist/cli.js`, "--root", root, "--include", "**", ...extra],
         "node server",
       ),
-    bare: (mode, pagesFile) =>
+    bare: (mode, pagesFile, target) =>
       new RpcClient(
         "node",
-        [`${npm}/.bench/bare_server.mjs`, mode, ...(pagesFile ? [pagesFile] : [])],
+        [`${npm}/.bench/bare_server.mjs`, mode, ...[pagesFile, target].filter((a) => a !== undefined)],
         `node ${mode}`,
       ),
     empty: () => timeSpawn("node", ["-e", "0"]),
@@ -82,15 +85,16 @@ function denoRuntime({ repo, denoRepo }: Sources): Runtime {
         "deno server",
         denoRepo,
       ),
-    bare: (mode, pagesFile) =>
-      new RpcClient(
+    bare: (mode, pagesFile, target) => {
+      const files = [pagesFile, target].filter((a) => a !== undefined);
+      const allow = files.length === 0 ? [] : [`--allow-read=${files.join(",")}`];
+      return new RpcClient(
         DENO,
-        pagesFile
-          ? [...run, `--allow-read=${pagesFile}`, `${repo}/scripts/bench/bare_server.mjs`, mode, pagesFile]
-          : [...run, `${repo}/scripts/bench/bare_server.mjs`, mode],
+        [...run, ...allow, `${repo}/scripts/bench/bare_server.mjs`, mode, ...files],
         `deno ${mode}`,
         repo,
-      ),
+      );
+    },
     empty: () => timeSpawn(DENO, ["eval", "0"]),
     emptyText: "`deno eval 0`",
   };

@@ -4,24 +4,47 @@
  * very pages the server returned from memory: a bare SDK `McpServer` (the
  * SDK's per-call path) and a raw JSON-RPC line server (no SDK). Server and
  * floors are interleaved, so the ratio to the floor is from the same minutes.
+ * The memory floor is a third bare `McpServer`, interleaved too, that reads
+ * each page's bytes from the file at the server's offsets and holds none
+ * between calls: its peak RSS over idle is what the SDK alone costs.
  *
  * @module
  */
 import { type Context, ms, type Outcome } from "../context.ts";
 import { readCorpus } from "../corpus.ts";
-import { interleave, peakRatio, peakRow, perRuntime, pick, startMeasured } from "../measure.ts";
+import { interleave, measureFrom, peakRatio, peakRow, perRuntime, pick, startMeasured } from "../measure.ts";
 import { both, DENO_OVER_NODE, REFERENCE, type Row } from "../report.ts";
 import type { RpcClient } from "../rpc.ts";
 import type { BareMode } from "../runtimes.ts";
 import { baseline, type Item, readFile, traverse } from "../traversals.ts";
 
-/** A runtime's figures: the read and its floors over `cat`, the read over the SDK floor, peak over idle RSS. */
+/**
+ * A runtime's figures: the read and its floors over `cat`, the read over the SDK floor, peak over idle RSS
+ * of the server and of the memory floor.
+ */
 interface ReadFigures {
   cat: number;
   sdk: number;
   raw: number;
   floor: number;
   rss: number;
+  floorRss: number;
+}
+
+/** The memory floor's index: where each page lies in the file, by the cursor that asked for it. */
+function extentsOf(pages: Item[]): string {
+  const utf8 = new TextEncoder();
+  return pages.map((page, i) => {
+    const text = page.items.map((item: { text: string }) => item.text).join("");
+    const extent = {
+      cursor: i === 0 ? null : pages[i - 1].next_cursor,
+      offset: page.items[0]?.byte_offset ?? 0,
+      length: utf8.encode(text).length,
+      next_cursor: page.next_cursor,
+      content_hash: page.content_hash,
+    };
+    return JSON.stringify(extent) + "\n";
+  }).join("");
 }
 
 /** Rows: the read and its floors against `cat`, the read against the SDK floor, and peak RSS over idle. */
@@ -38,14 +61,19 @@ export async function readRows(ctx: Context, oneMiB: boolean): Promise<Outcome> 
   const runs = await perRuntime(ctx, async (rt) => {
     const measured = await startMeasured(rt, root, oneMiB ? ["--max-result-bytes", "1048576"] : []);
     const pagesFile = await Deno.makeTempFile({ prefix: "ptc-fs-mcp-bench-pages-", suffix: ".jsonl" });
+    const extentsFile = await Deno.makeTempFile({ prefix: "ptc-fs-mcp-bench-extents-", suffix: ".jsonl" });
     const floors = new Map<BareMode, RpcClient>();
+    let memoryFloor: { client: RpcClient; idleKiB: number } | undefined;
     let calls = 0;
     try {
       const server = async () => {
         // The first (untimed) run records the pages the floors replay.
         const pages: Item[] | undefined = calls === 0 ? [] : undefined;
         const r = await t.run(measured.client, pages);
-        if (pages) await Deno.writeTextFile(pagesFile, pages.map((p) => JSON.stringify(p) + "\n").join(""));
+        if (pages) {
+          await Deno.writeTextFile(pagesFile, pages.map((p) => JSON.stringify(p) + "\n").join(""));
+          await Deno.writeTextFile(extentsFile, extentsOf(pages));
+        }
         calls = r.calls;
         return r.ms;
       };
@@ -62,14 +90,25 @@ export async function readRows(ctx: Context, oneMiB: boolean): Promise<Outcome> 
         ctx.check(answered === calls, `the ${mode} replay answered ${answered} calls, not ${calls}`);
         return time;
       };
-      const r = await interleave(ctx.reps, [() => baseline(t), server, floor("mcp"), floor("raw")]);
+      const extents = async () => {
+        memoryFloor ??= await measureFrom(rt.bare("extents", extentsFile, `${root}/big.txt`));
+        const t0 = performance.now();
+        const result = await traverse(memoryFloor.client, "read_text_file", { path: "big.txt" });
+        const time = performance.now() - t0;
+        ctx.check(result.pages.length === calls, `the memory floor answered ${result.pages.length} calls`);
+        return time;
+      };
+      const r = await interleave(ctx.reps, [() => baseline(t), server, floor("mcp"), floor("raw"), extents]);
       const rss = await peakRatio(rt, measured, `read_text_file (${label})`);
-      const [cat, ours, sdk, raw] = r.medians;
+      const floorRss = await peakRatio(rt, memoryFloor!, `read_text_file (${label}), its memory floor`);
+      const [cat, ours, sdk, raw, fromFile] = r.medians;
       notes.push(
         `${rt.name} read (${label}): ${calls} calls; the server takes ${(ours / sdk).toFixed(2)}× the ` +
-          `McpServer floor, which takes ${(sdk / raw).toFixed(2)}× the raw floor` +
+          `McpServer floor, which takes ${(sdk / raw).toFixed(2)}× the raw floor; the memory floor takes ` +
+          `${(fromFile / sdk).toFixed(2)}× the McpServer floor` +
           (ctx.verbose ? ` (server ${ms(ours)}, McpServer ${ms(sdk)}, raw ${ms(raw)}, cat ${ms(cat)})` : ""),
         rss.note,
+        floorRss.note,
       );
       const figures: ReadFigures = {
         cat: ours / cat,
@@ -77,12 +116,15 @@ export async function readRows(ctx: Context, oneMiB: boolean): Promise<Outcome> 
         raw: raw / cat,
         floor: ours / sdk,
         rss: rss.ratio,
+        floorRss: floorRss.ratio,
       };
       return figures;
     } finally {
       await measured.client.close();
       for (const client of floors.values()) await client.close();
+      await memoryFloor?.client.close();
       await Deno.remove(pagesFile).catch(() => {});
+      await Deno.remove(extentsFile).catch(() => {});
     }
   });
   const file = `${ctx.sizes.readBytes / 1024 / 1024} MiB UTF-8 file`;
@@ -117,6 +159,11 @@ export async function readRows(ctx: Context, oneMiB: boolean): Promise<Outcome> 
         oneMiB ? { denoOverNode: DENO_OVER_NODE } : both(1.1),
       ),
       peakRow(`read_text_file (${label})`, pick(runs, "rss"), { node: 1.5, denoOverNode: DENO_OVER_NODE }),
+      peakRow(
+        "the same reads on a bare SDK McpServer reading each page's bytes from the file (memory floor)",
+        pick(runs, "floorRss"),
+        REFERENCE,
+      ),
     ],
     notes,
   };

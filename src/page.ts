@@ -41,6 +41,9 @@ const PAGE_DESCRIPTION = "One page: `items`, `content_hash`, and `next_cursor`, 
  * items (`items.slice(0, n)`), with its cursor. Throws when not one fits.
  */
 export function fitPage<T>(envelope: Envelope, items: readonly T[], build: (n: number) => Page<T>): Page<T> {
+  // Most pages hold every candidate (a listing of a directory, a last page): one exact measure settles them.
+  const whole = build(items.length);
+  if (encodedSize(envelope, whole) <= envelope.maxBytes) return whole;
   // sums[n]: what the first n items add, a comma in each copy included (the first item has none: - 2).
   const sums = [0];
   for (const item of items) sums.push(sums[sums.length - 1] + itemCost(item));

@@ -44,18 +44,22 @@ export function fitPage<T>(envelope: Envelope, items: readonly T[], build: (n: n
   // Most pages hold every candidate (a listing of a directory, a last page): one exact measure settles them.
   const whole = build(items.length);
   if (encodedSize(envelope, whole) <= envelope.maxBytes) return whole;
-  // sums[n]: what the first n items add, a comma in each copy included (the first item has none: - 2).
+  // sum(n): what the first n items add, a comma in each copy included (the first item has none: - 2).
+  // Summed only as far as asked: a full page never measures the candidates beyond the ceiling.
   const sums = [0];
-  for (const item of items) sums.push(sums[sums.length - 1] + itemCost(item));
+  const sum = (n: number): number => {
+    for (let i = sums.length - 1; i < n; i++) sums.push(sums[i] + itemCost(items[i]));
+    return sums[n];
+  };
   const sizeOf = (page: Page<T>): number => {
     const n = page.items.length;
-    return encodedSize(envelope, { ...page, items: [] }) + (n === 0 ? 0 : sums[n] - 2);
+    return encodedSize(envelope, { ...page, items: [] }) + (n === 0 ? 0 : sum(n) - 2);
   };
   const fits = (page: Page<T>) => sizeOf(page) <= envelope.maxBytes;
   // Estimate with the empty page's shell (its cursor stands in for the real one), then correct exactly.
   const room = envelope.maxBytes - sizeOf(build(0)) + 2;
   let n = 0;
-  while (n < items.length && sums[n + 1] <= room) n++;
+  while (n < items.length && sum(n + 1) <= room) n++;
   n = Math.max(n, Math.min(1, items.length));
   let page = build(n);
   if (fits(page)) {

@@ -21,6 +21,8 @@ export interface Runtime {
    * a confined read's system calls in, or the file `extents` reads from (on Deno, read permission on it).
    */
   bare(mode: BareMode, pagesFile?: string, target?: string): RpcClient;
+  /** Runs a plain script of `scripts/bench/` with `args`, allowed to read `read`; returns its stdout. */
+  script(name: string, args: string[], read: string[]): Promise<string>;
   /** Times the runtime's empty start, the cold-start baseline. */
   empty(): Promise<number>;
   /** The empty start as the table shows it. */
@@ -41,7 +43,15 @@ export interface Sources {
 
 const DENO = Deno.execPath();
 
-function nodeRuntime({ npm, profile }: Sources): Runtime {
+/** Runs a command to its end and returns its stdout; throws with its stderr when it fails. */
+async function output(cmd: string, args: string[]): Promise<string> {
+  const out = await new Deno.Command(cmd, { args, stdout: "piped", stderr: "piped" }).output();
+  const decoder = new TextDecoder();
+  if (!out.success) throw new Error(`${cmd} ${args.join(" ")} failed: ${decoder.decode(out.stderr)}`);
+  return decoder.decode(out.stdout);
+}
+
+function nodeRuntime({ repo, npm, profile }: Sources): Runtime {
   const prof = profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [];
   return {
     name: "node",
@@ -57,6 +67,7 @@ function nodeRuntime({ npm, profile }: Sources): Runtime {
         [`${npm}/.bench/bare_server.mjs`, mode, ...[pagesFile, target].filter((a) => a !== undefined)],
         `node ${mode}`,
       ),
+    script: (name, args) => output("node", [`${repo}/scripts/bench/${name}`, ...args]),
     empty: () => timeSpawn("node", ["-e", "0"]),
     emptyText: "`node -e 0`",
   };
@@ -95,6 +106,13 @@ function denoRuntime({ repo, denoRepo }: Sources): Runtime {
         repo,
       );
     },
+    script: (name, args, read) =>
+      output(DENO, [
+        ...run,
+        `--allow-read=${[repo, ...read].join(",")}`,
+        `${repo}/scripts/bench/${name}`,
+        ...args,
+      ]),
     empty: () => timeSpawn(DENO, ["eval", "0"]),
     emptyText: "`deno eval 0`",
   };

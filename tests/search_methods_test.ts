@@ -7,9 +7,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import {
-  anchoredSearch,
   bytesSearch,
-  rarestByte,
+  LATIN1_CHUNK_BYTES,
+  latin1Search,
   type SearchMethod,
   searchMethodFor,
 } from "../src/search/find_bytes.ts";
@@ -36,7 +36,7 @@ function allMatches(method: SearchMethod, haystack: Buffer, needle: Buffer, step
   return out;
 }
 
-const METHODS: [string, SearchMethod][] = [["bytesSearch", bytesSearch], ["anchoredSearch", anchoredSearch]];
+const METHODS: [string, SearchMethod][] = [["bytesSearch", bytesSearch], ["latin1Search", latin1Search]];
 
 test("both search methods find exactly the matches a naive scan finds, from any offset", () => {
   const random = mulberry32(7);
@@ -80,19 +80,36 @@ test("a match at the very start or end of the window, or the whole window, is fo
   }
 });
 
-test("the anchor is the needle's rarest byte in typical text", () => {
-  assert.equal(rarestByte(Buffer.from("the")), 1); // h is rarer than t and e
-  assert.equal(rarestByte(Buffer.from("Qz7NeedleX9")), 0); // Q is the rarest
-  assert.equal(rarestByte(Buffer.from("eeeez")), 4);
-  assert.equal(rarestByte(Buffer.from("e")), 0);
-  assert.equal(rarestByte(Buffer.from("é e")), 1); // a continuation byte over its lead byte
+test("a match across a seam between latin1 chunks is found once, in the chunk where it starts", () => {
+  const C = LATIN1_CHUNK_BYTES;
+  for (const needle of [Buffer.from("Q"), Buffer.from("Qz7"), Buffer.from("Qz7\u00e9X9")]) {
+    // Matches starting just before, at and just after each seam, and one ending at the window's end.
+    const starts = [
+      0,
+      C - needle.length - 1,
+      C - needle.length,
+      C - 2,
+      C - 1,
+      C,
+      C + 1,
+      2 * C - 1,
+      3 * C - needle.length,
+    ];
+    const haystack = Buffer.alloc(3 * C, "a");
+    for (const at of starts) needle.copy(haystack, at);
+    for (const [name, method] of METHODS) {
+      assert.deepEqual(allMatches(method, haystack, needle, (at) => at + 1), naive(haystack, needle), name);
+      assert.equal(method(needle)(haystack)(C + 2), 2 * C - 1, `${name} from inside a chunk`);
+    }
+  }
 });
 
 test("a port picks one of the two methods, the same every time", () => {
   const chosen = searchMethodFor(nodePort);
-  assert.ok(chosen === bytesSearch || chosen === anchoredSearch);
+  assert.ok(chosen === bytesSearch || chosen === latin1Search);
   assert.equal(searchMethodFor(nodePort), chosen);
-  assert.equal(searchMethodFor({ byteSearch: "rarest-byte" }), anchoredSearch);
+  assert.equal(searchMethodFor({ byteSearch: "latin1" }), latin1Search);
+  assert.equal(searchMethodFor({}), bytesSearch);
 });
 
 test("a window buffer kept from an earlier, larger scan never makes a window exceed the budget (in-process)", async () => {

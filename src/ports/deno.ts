@@ -52,7 +52,7 @@ function readDir(path: string): DirEntry[] {
 /** The `FsPort` for Deno. */
 export const denoPort: FsPort = {
   ...descriptorPort(fsError, (path) => infoOf(Deno.lstatSync(path)), () => denoPort),
-  byteSearch: "rarest-byte",
+  byteSearch: "latin1",
   realPath: (path) => attempt(fsError, () => Deno.realPathSync(path)),
   readDir: (path) => attempt(fsError, () => readDir(path)),
   rename: (from, to) => attempt(fsError, () => Deno.renameSync(from, to)),

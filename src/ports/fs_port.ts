@@ -80,8 +80,8 @@ export class FsError extends Error {
 export interface FsPort {
   /** Why this runtime cannot keep the contract (one line), if it cannot; `openRoot` then refuses the port. */
   readonly unsupported?: string;
-  /** The substring search this runtime runs fast (`search_text`): `buffer` (the default) or `rarest-byte`. */
-  readonly byteSearch?: "buffer" | "rarest-byte";
+  /** The substring search this runtime runs fast (`search_text`): `buffer` (the default) or `latin1`. */
+  readonly byteSearch?: "buffer" | "latin1";
   /** Resolves every link in `path` (used once, to pin the root). */
   realPath(path: string): string;
   /** No-follow stat; `null` when nothing is there. */

@@ -75,7 +75,7 @@ test("a match at the very start or end of the window, or the whole window, is fo
     assert.equal(method(needle)(Buffer.from("Qz7é"))(0), 0, name);
     assert.equal(method(needle)(Buffer.from("Qz7"))(0), -1, name);
     assert.equal(method(needle)(Buffer.from(""))(0), -1, name);
-    // The anchor byte occurs often, and just before the end, without a match.
+    // The needle's first byte occurs often, and just before the end, without a match.
     assert.equal(method(needle)(Buffer.from("QQQQQQQQQQQQQQQQ".repeat(100) + "Qz7"))(0), -1, name);
   }
 });
@@ -83,23 +83,21 @@ test("a match at the very start or end of the window, or the whole window, is fo
 test("a match across a seam between latin1 chunks is found once, in the chunk where it starts", () => {
   const C = LATIN1_CHUNK_BYTES;
   for (const needle of [Buffer.from("Q"), Buffer.from("Qz7"), Buffer.from("Qz7\u00e9X9")]) {
-    // Matches starting just before, at and just after each seam, and one ending at the window's end.
-    const starts = [
-      0,
-      C - needle.length - 1,
-      C - needle.length,
-      C - 2,
-      C - 1,
-      C,
-      C + 1,
-      2 * C - 1,
-      3 * C - needle.length,
-    ];
-    const haystack = Buffer.alloc(3 * C, "a");
-    for (const at of starts) needle.copy(haystack, at);
-    for (const [name, method] of METHODS) {
-      assert.deepEqual(allMatches(method, haystack, needle, (at) => at + 1), naive(haystack, needle), name);
-      assert.equal(method(needle)(haystack)(C + 2), 2 * C - 1, `${name} from inside a chunk`);
+    const L = needle.length;
+    // One match per haystack: starting before, across, at and after a seam, ending at it, and at the end.
+    const starts = [0, C - L - 1, C - L, C - L + 1, C - 1, C, C + 1, 2 * C - 1, 2 * C + 16 - L];
+    for (const at of starts) {
+      const haystack = Buffer.alloc(2 * C + 16, "a"); // not a whole number of chunks
+      needle.copy(haystack, at);
+      assert.deepEqual(naive(haystack, needle), [at], `the haystack holds one match at ${at}`);
+      for (const [name, method] of METHODS) {
+        assert.deepEqual(
+          allMatches(method, haystack, needle, (m) => m + 1),
+          [at],
+          `${name}: ${L} bytes at ${at}`,
+        );
+        assert.equal(method(needle)(haystack)(at + 1), -1, `${name}: from just past it`);
+      }
     }
   }
 });

@@ -18,9 +18,9 @@
  *   of a confined read of `ROOT/path` (`confinedReadSyscalls`) and discards
  *   what they return: the floor of a read that checks what this server checks;
  * - `extents INDEX FILE`: an SDK `McpServer` whose `read_text_file` reads each
- *   page's bytes from FILE at the offset and length the real server's page had
- *   (INDEX: JSON lines `{cursor, offset, length, next_cursor, content_hash}`),
- *   holding no page between calls: the memory floor of a read.
+ *   item's bytes from FILE at the offset and length the real server's item had
+ *   (INDEX: JSON lines `{cursor, items: [[offset, length], ...], next_cursor,
+ *   content_hash}`), holding no page between calls: the memory floor of a read.
  *
  * Apart from those two, no mode opens a file after start, so what is left is
  * the per-call cost of its layer, the pipe and the client, for the same calls
@@ -61,14 +61,24 @@ const extents = new Map(
 );
 const extentFile = mode === "extents" ? openSync(target, "r") : undefined;
 
-/** The page of `extents` after `cursor`: its bytes read from the file now, decoded, hashed as recorded. */
+/** The page of `extents` after `cursor`: each item's bytes read from the file now and decoded, as recorded. */
 function extentPage(cursor) {
-  const { offset, length, next_cursor, content_hash } = extents.get(cursor ?? "");
-  const bytes = Buffer.allocUnsafe(length);
-  readSync(extentFile, bytes, 0, length, offset);
-  const items = length === 0 ? [] : [{ byte_offset: offset, text: bytes.toString("utf8") }];
-  return { items, next_cursor, content_hash };
+  const { items, next_cursor, content_hash } = extents.get(cursor ?? "");
+  return {
+    items: items.map(([offset, length]) => {
+      const bytes = Buffer.allocUnsafe(length);
+      readSync(extentFile, bytes, 0, length, offset);
+      return { byte_offset: offset, text: bytes.toString("utf8") };
+    }),
+    next_cursor,
+    content_hash,
+  };
 }
+
+// The no-follow stat each port uses: `Deno.lstatSync` on Deno, `node:fs` on Node.
+const lstat = typeof Deno === "undefined"
+  ? (path) => lstatSync(path, { bigint: true })
+  : (path) => Deno.lstatSync(path);
 
 /**
  * The system calls a confined read of `root/path` makes (a warm read, `docs/PERFORMANCE.md`): the root
@@ -79,11 +89,11 @@ function confinedReadSyscalls(root, path) {
   const parts = path.split("/");
   const walk = () => {
     let dir = root;
-    lstatSync(dir, { bigint: true });
-    for (const part of parts.slice(0, -1)) lstatSync(dir = `${dir}/${part}`, { bigint: true });
-    lstatSync(`${root}/${path}`, { bigint: true });
+    lstat(dir);
+    for (const part of parts.slice(0, -1)) lstat(dir = `${dir}/${part}`);
+    lstat(`${root}/${path}`);
   };
-  lstatSync(root, { bigint: true });
+  lstat(root);
   walk();
   const fd = openSync(`${root}/${path}`, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {

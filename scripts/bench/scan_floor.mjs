@@ -43,8 +43,11 @@ function scan() {
   for (const path of filesUnder(root, [])) {
     const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     try {
-      fstatSync(fd, { bigint: true });
-      for (let position = 0, n; (n = readSync(fd, window, 0, WINDOW, position)) > 0; position += n) {
+      const size = Number(fstatSync(fd, { bigint: true }).size);
+      // As the server reads: up to the size the fstat gave, no read past it to find the end.
+      for (let position = 0, n; position < size; position += n) {
+        n = readSync(fd, window, 0, Math.min(WINDOW, size - position), position);
+        if (n === 0) break;
         const bytes = window.subarray(0, n); // files here are smaller than a window: no match spans two
         const find = typeof Deno === "undefined" ? (from) => search(bytes, from) : search(bytes);
         for (let at = find(0); at >= 0; at = find(at + needle.length)) matches++;

@@ -31,15 +31,16 @@ interface ReadFigures {
   floorRss: number;
 }
 
-/** The memory floor's index: where each page lies in the file, by the cursor that asked for it. */
+/** The memory floor's index: each page's items as `[offset, length]` in the file, by the cursor that asked. */
 function extentsOf(pages: Item[]): string {
   const utf8 = new TextEncoder();
   return pages.map((page, i) => {
-    const text = page.items.map((item: { text: string }) => item.text).join("");
     const extent = {
       cursor: i === 0 ? null : pages[i - 1].next_cursor,
-      offset: page.items[0]?.byte_offset ?? 0,
-      length: utf8.encode(text).length,
+      items: page.items.map((item: { byte_offset: number; text: string }) => [
+        item.byte_offset,
+        utf8.encode(item.text).length,
+      ]),
       next_cursor: page.next_cursor,
       content_hash: page.content_hash,
     };
@@ -65,12 +66,14 @@ export async function readRows(ctx: Context, oneMiB: boolean): Promise<Outcome> 
     const floors = new Map<BareMode, RpcClient>();
     let memoryFloor: { client: RpcClient; idleKiB: number } | undefined;
     let calls = 0;
+    let pageItems = 0;
     try {
       const server = async () => {
         // The first (untimed) run records the pages the floors replay.
         const pages: Item[] | undefined = calls === 0 ? [] : undefined;
         const r = await t.run(measured.client, pages);
         if (pages) {
+          pageItems = pages.reduce((sum, page) => sum + page.items.length, 0);
           await Deno.writeTextFile(pagesFile, pages.map((p) => JSON.stringify(p) + "\n").join(""));
           await Deno.writeTextFile(extentsFile, extentsOf(pages));
         }
@@ -91,11 +94,19 @@ export async function readRows(ctx: Context, oneMiB: boolean): Promise<Outcome> 
         return time;
       };
       const extents = async () => {
-        memoryFloor ??= await measureFrom(rt.bare("extents", extentsFile, `${root}/big.txt`));
+        if (!memoryFloor) {
+          const client = rt.bare("extents", extentsFile, `${root}/big.txt`);
+          memoryFloor = { client, idleKiB: NaN }; // closed below even if it never answers
+          memoryFloor = await measureFrom(client);
+        }
         const t0 = performance.now();
         const result = await traverse(memoryFloor.client, "read_text_file", { path: "big.txt" });
         const time = performance.now() - t0;
         ctx.check(result.pages.length === calls, `the memory floor answered ${result.pages.length} calls`);
+        ctx.check(
+          result.items.length === pageItems,
+          `the memory floor gave ${result.items.length} items, not ${pageItems}`,
+        );
         return time;
       };
       const r = await interleave(ctx.reps, [() => baseline(t), server, floor("mcp"), floor("raw"), extents]);

@@ -26,7 +26,7 @@ const window = Buffer.alloc(WINDOW);
 
 // The port's search, from the server's own module on Deno (Node's is `Buffer#indexOf`, native code).
 const search = typeof Deno === "undefined"
-  ? (bytes, from) => bytes.indexOf(needle, from)
+  ? (bytes) => (from) => bytes.indexOf(needle, from)
   : (await import("../../src/search/find_bytes.ts")).latin1Search(needle);
 
 function filesUnder(dir, out) {
@@ -49,7 +49,7 @@ function scan() {
         n = readSync(fd, window, 0, Math.min(WINDOW, size - position), position);
         if (n === 0) break;
         const bytes = window.subarray(0, n); // files here are smaller than a window: no match spans two
-        const find = typeof Deno === "undefined" ? (from) => search(bytes, from) : search(bytes);
+        const find = search(bytes);
         for (let at = find(0); at >= 0; at = find(at + needle.length)) matches++;
       }
     } finally {

@@ -9,46 +9,57 @@
  * - `server PAGES`: the same replay from the SDK's low-level `Server` with one
  *   `tools/call` handler (no schemas, no tool registry);
  * - `raw PAGES`: the same replay with no SDK at all: JSON-RPC lines in, lines out;
- * - `calls CALLS [ROOT]`: an SDK `McpServer` with `list_directory`,
+ * - `calls CALLS`: an SDK `McpServer` with `list_directory`,
  *   `search_files`, `search_text` and `read_text_file`, input and output
  *   schemas shaped like the real ones, answering each call with the page the
  *   real server gave for the same tool and arguments (CALLS: JSON lines
  *   `{tool, args, page}`), the floor of the cold traversals and of the small
- *   reads. With ROOT, each `read_text_file` call first makes the system calls
- *   of a confined read of `ROOT/path` (`confinedReadSyscalls`) and discards
- *   what they return: the floor of a read that checks what this server checks;
+ *   reads;
+ * - `syscalls CALLS`: the same, each call first making the filesystem
+ *   operations the server made for it (CALLS lines also carry `ops`, recorded
+ *   by `syscalls.ts`) with the port's own primitives, and discarding what
+ *   they return: the floor of a server that makes the same system calls;
  * - `extents INDEX FILE`: an SDK `McpServer` whose `read_text_file` reads each
  *   item's bytes from FILE at the offset and length the real server's item had
  *   (INDEX: JSON lines `{cursor, items: [[offset, length], ...], next_cursor,
  *   content_hash}`), holding no page between calls: the memory floor of a read.
  *
- * Apart from those two, no mode opens a file after start, so what is left is
+ * Apart from `syscalls` and `extents`, no mode opens a file after start, so what is left is
  * the per-call cost of its layer, the pipe and the client, for the same calls
  * and the same bytes as the real server's. Plain JavaScript, so it runs as it
  * is on Deno (import map) and on Node (copied beside the npm build's
  * `node_modules`); the SDK is imported only by the modes that use it.
  *
- * Usage: bare_server.mjs noop | bare_server.mjs mcp|server|raw PAGES | bare_server.mjs calls CALLS [ROOT]
+ * Usage: bare_server.mjs noop | bare_server.mjs mcp|server|raw PAGES | bare_server.mjs calls|syscalls CALLS
  *        | bare_server.mjs extents INDEX FILE
  *
  * @module
  */
 import { Buffer } from "node:buffer";
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+} from "node:fs";
 import process from "node:process";
 
 const [mode, pagesFile, target] = process.argv.slice(2);
+const replaying = mode === "calls" || mode === "syscalls";
 const pages = pagesFile === undefined || mode === "extents"
   ? []
   : readFileSync(pagesFile, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
 // The page that follows each cursor, so a client's traversal is the same as against the real server.
 const after = new Map(pages.slice(0, -1).map((page, i) => [page.next_cursor, pages[i + 1]]));
-// `calls`: the page for each tool and arguments (keys sorted: the SDK hands a handler its parsed copy).
+// `calls`, `syscalls`: each recorded call by tool and arguments (keys sorted: the SDK hands a handler its
+// parsed copy).
 const callKey = (tool, args) =>
   `${tool}\0${JSON.stringify(Object.keys(args).sort().map((key) => [key, args[key]]))}`;
-const answers = new Map(
-  mode === "calls" ? pages.map((call) => [callKey(call.tool, call.args), call.page]) : [],
-);
+const answers = new Map(replaying ? pages.map((call) => [callKey(call.tool, call.args), call]) : []);
 
 // `extents`: each page's place in the file, by the cursor that asks for it ("" for the first page).
 const extents = new Map(
@@ -75,34 +86,44 @@ function extentPage(cursor) {
   };
 }
 
-// The no-follow stat each port uses: `Deno.lstatSync` on Deno, `node:fs` on Node.
+// The primitives of each port: `Deno.*` for the stat and the listing on Deno, `node:fs` for the rest.
 const lstat = typeof Deno === "undefined"
   ? (path) => lstatSync(path, { bigint: true })
   : (path) => Deno.lstatSync(path);
+const readDir = typeof Deno === "undefined"
+  ? (path) => readdirSync(path, { withFileTypes: true })
+  : (path) => [...Deno.readDirSync(path)];
+let scratch = Buffer.allocUnsafe(0);
 
-/**
- * The system calls a confined read of `root/path` makes (a warm read, `docs/PERFORMANCE.md`): the root
- * pin, the walk from the root to the file's directory, the file's lstat, the no-follow open and its
- * fstat, the walk and the lstat again, the read, the fstat after it, the close.
- */
-function confinedReadSyscalls(root, path) {
-  const parts = path.split("/");
-  const walk = () => {
-    let dir = root;
-    lstat(dir);
-    for (const part of parts.slice(0, -1)) lstat(dir = `${dir}/${part}`);
-    lstat(`${root}/${path}`);
-  };
-  lstat(root);
-  walk();
-  const fd = openSync(`${root}/${path}`, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  try {
-    const { size } = fstatSync(fd, { bigint: true });
-    walk();
-    readSync(fd, Buffer.allocUnsafe(Number(size) + 1), 0, Number(size) + 1, 0);
-    fstatSync(fd, { bigint: true });
-  } finally {
-    closeSync(fd);
+/** The recorded operations (`syscalls.ts`), on the call's open descriptors `fds`. */
+const OPERATIONS = {
+  lstat: (_fds, path) => lstat(path),
+  readDir: (_fds, path) => readDir(path),
+  open(fds, path) {
+    const h = fds.push(undefined) - 1; // numbered even if it fails, as the recording numbers it
+    lstat(path);
+    fds[h] = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fstatSync(fds[h], { bigint: true });
+  },
+  fstat: (fds, h) => fstatSync(fds[h], { bigint: true }),
+  read(fds, h, length, position) {
+    if (scratch.length < length) scratch = Buffer.allocUnsafe(length);
+    readSync(fds[h], scratch, 0, length, position);
+  },
+  close: (fds, h) => closeSync(fds[h]),
+};
+
+/** Makes a call's recorded operations, discarding what each returns or throws (the server met the same). */
+function makeOps(ops) {
+  const fds = [];
+  for (const [name, ...args] of ops) {
+    const operation = OPERATIONS[name];
+    if (operation === undefined) throw new Error(`unknown operation ${name}`);
+    try {
+      operation(fds, ...args);
+    } catch {
+      // the same failure the server met, at the same cost
+    }
   }
 }
 
@@ -123,7 +144,7 @@ if (mode === "raw") {
       if (line.trim() !== "") answer(JSON.parse(line));
     }
   });
-} else if (["server", "mcp", "noop", "calls", "extents"].includes(mode)) {
+} else if (["server", "mcp", "noop", "calls", "syscalls", "extents"].includes(mode)) {
   const { McpServer, Server } = await import("@modelcontextprotocol/server");
   const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
   const z = await import("zod");
@@ -136,7 +157,7 @@ if (mode === "raw") {
       return server;
     }
     const server = new McpServer(info, options);
-    if (mode === "calls") {
+    if (replaying) {
       const paging = { cursor: z.string().optional(), limit: z.int().min(1).optional() };
       const page = (item) => z.object({ items: z.array(item), content_hash: z.string() });
       const tools = {
@@ -160,11 +181,12 @@ if (mode === "raw") {
             outputSchema: page(item),
           },
           (call) => {
-            if (target !== undefined && name === "read_text_file") confinedReadSyscalls(target, call.path);
-            const page = answers.get(callKey(name, call));
-            if (page === undefined) {
+            const recorded = answers.get(callKey(name, call));
+            if (recorded === undefined) {
               return { isError: true, content: [{ type: "text", text: "not recorded" }] };
             }
+            if (mode === "syscalls") makeOps(recorded.ops);
+            const { page } = recorded;
             return { content: [{ type: "text", text: JSON.stringify(page) }], structuredContent: page };
           },
         );
@@ -198,7 +220,7 @@ if (mode === "raw") {
   }, { legacy: "reject" });
 } else {
   process.stderr.write(
-    "usage: bare_server.mjs noop | bare_server.mjs mcp|server|raw PAGES | bare_server.mjs calls CALLS [ROOT]" +
+    "usage: bare_server.mjs noop | bare_server.mjs mcp|server|raw PAGES | bare_server.mjs calls|syscalls CALLS" +
       " | bare_server.mjs extents INDEX FILE\n",
   );
   process.exit(64);

@@ -9,6 +9,7 @@ import { both, REFERENCE, type Row, type RuntimeName, type Target } from "./repo
 import { memoryOf, resetPeak, type RpcClient } from "./rpc.ts";
 import type { Runtime } from "./runtimes.ts";
 import { median } from "./stats.ts";
+import { recordSyscalls } from "./syscalls.ts";
 import { baseline, type Traversal } from "./traversals.ts";
 
 /**
@@ -119,16 +120,19 @@ export async function warm(
 /**
  * Times `traversal` on a freshly started server each run, as a host that
  * spawns one server per job meets it: spawn, wait for discover, then time
- * the traversal from its first call. Interleaved with it, the same on a
- * fresh bare SDK `McpServer` that answers every call with the page the real
- * server gave (`bare_server.mjs calls`, recorded first): the cold floor.
+ * the traversal from its first call. Interleaved with it, the same on two
+ * fresh bare SDK `McpServer`s that answer every call with the page the real
+ * server gave: `floor` (`bare_server.mjs calls`, recorded first) and
+ * `syscalls`, which first makes the filesystem operations a fresh server
+ * made for that call (`bare_server.mjs syscalls`, recorded in process).
  */
 export async function cold(
   ctx: Context,
   rt: Runtime,
   traversal: Traversal,
-): Promise<Timing & { floor: number }> {
+): Promise<Timing & { floor: number; syscalls: number }> {
   const callsFile = await Deno.makeTempFile({ prefix: "ptc-fs-mcp-bench-calls-", suffix: ".jsonl" });
+  const opsFile = await Deno.makeTempFile({ prefix: "ptc-fs-mcp-bench-ops-", suffix: ".jsonl" });
   let calls = 0;
   const fresh = (start: () => RpcClient) => async () => {
     const client = start();
@@ -143,14 +147,18 @@ export async function cold(
   };
   try {
     await recordCalls(rt, traversal, callsFile);
+    await recordSyscalls(traversal.root, opsFile, (caller) => traversal.run(caller));
     const r = await interleave(ctx.reps, [
       () => baseline(traversal),
       fresh(() => rt.server(traversal.root)),
       fresh(() => rt.bare("calls", callsFile)),
+      fresh(() => rt.bare("syscalls", opsFile, traversal.root)),
     ]);
-    return { base: r.medians[0], server: r.medians[1], floor: r.medians[2], calls };
+    const [base, server, floor, syscalls] = r.medians;
+    return { base, server, floor, syscalls, calls };
   } finally {
     await Deno.remove(callsFile);
+    await Deno.remove(opsFile);
   }
 }
 
@@ -190,16 +198,22 @@ export function peakRow(
   };
 }
 
-/** The reference row under a traversal's row: a bare SDK server answering the same recorded calls. */
+/**
+ * The reference row under a traversal's row: a bare SDK server answering the same recorded calls, and with
+ * `syscalls`, first making the filesystem operations the server made for each.
+ */
 export function floorRow(
   section: Row["section"],
   baselineText: string,
   values: Partial<Record<RuntimeName, number>>,
+  syscalls = false,
 ): Row {
   const server = section === "cold" ? "a fresh" : "a warm";
   return {
     section,
-    what: `the same against ${server} bare SDK McpServer answering the recorded calls (floor)`,
+    what: syscalls
+      ? `the same, that server first making the server's recorded system calls for each (floor)`
+      : `the same against ${server} bare SDK McpServer answering the recorded calls (floor)`,
     baseline: baselineText,
     unit: "×",
     values,

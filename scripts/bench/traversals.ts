@@ -8,11 +8,11 @@
  *
  * @module
  */
-import { traverse } from "../../tests/_client.ts";
+import { type Caller, traverse } from "../../tests/_client.ts";
 import { sha256 } from "../../tests/_sha256.ts";
 import { byString, type Context } from "./context.ts";
 import { NEEDLE, TREE_QUERY } from "./corpus.ts";
-import { type RpcClient, timeShell } from "./rpc.ts";
+import { timeShell } from "./rpc.ts";
 
 export { traverse } from "../../tests/_client.ts";
 
@@ -30,12 +30,12 @@ export interface Traversal {
   /** How many results a complete traversal has (for the notes). */
   expected: number;
   /** Traverses on a started server; returns the calls' wall time and count; throws when a result is wrong. */
-  run(client: RpcClient, pages?: Item[]): Promise<{ ms: number; calls: number }>;
+  run(client: Caller, pages?: Item[]): Promise<{ ms: number; calls: number }>;
 }
 
 /** Times `traverse` (only), then checks its items. */
 async function timedTraverse(
-  client: RpcClient,
+  client: Caller,
   tool: string,
   args: Record<string, unknown>,
   pages?: Item[],

@@ -2,7 +2,9 @@
  * The warm traversals again, each run on a freshly started server timed
  * from its first call (spawn, wait for discover, then time the traversal),
  * against the same `grep` and `find` baselines: what a host that spawns one
- * server per job sees.
+ * server per job sees. Under each, two floors: a fresh bare SDK server
+ * answering the same calls, and the same first making the system calls the
+ * server made for each.
  *
  * @module
  */
@@ -34,11 +36,11 @@ export async function cold(ctx: Context): Promise<Outcome> {
       const r = await coldTiming(ctx, rt, t);
       notes.push(
         `${rt.name} cold ${id}: ${r.calls} calls; server ${ms(r.server)}, its cold floor ${ms(r.floor)}, ` +
-          `baseline ${ms(r.base)}`,
+          `with the server's system calls ${ms(r.syscalls)}, baseline ${ms(r.base)}`,
       );
       return r;
     });
-    const ratio = (key: "server" | "floor") => {
+    const ratio = (key: "server" | "floor" | "syscalls") => {
       const out: Row["values"] = {};
       for (const [name, r] of Object.entries(runs)) out[name as keyof typeof out] = r[key] / r.base;
       return out;
@@ -53,6 +55,7 @@ export async function cold(ctx: Context): Promise<Outcome> {
         target: both(target),
       },
       floorRow("cold", t.baselineText, ratio("floor")),
+      floorRow("cold", t.baselineText, ratio("syscalls"), true),
     );
   }
   return { rows, notes };

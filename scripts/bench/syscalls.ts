@@ -11,7 +11,8 @@
  * (the port's checked open: lstat, no-follow open, fstat), or one on the
  * call's `h`-th open descriptor: `["fstat", h]`, `["read", h, length,
  * position]`, `["close", h]`. A write inside a recorded call is an error:
- * the floor replays reads only.
+ * the floor replays reads only. The recording runs this checkout's core,
+ * also when `--deno-repo` points the Deno server at another one.
  *
  * @module
  */

@@ -66,11 +66,11 @@ export async function readRows(ctx: Context, oneMiB: boolean): Promise<Outcome> 
   const notes: string[] = [];
   const rootLimits = oneMiB ? { maxResultBytes: 1_048_576 } : {};
   const opsFile = await Deno.makeTempFile({ prefix: "ptc-fs-mcp-bench-ops-", suffix: ".jsonl" });
-  const recorded = recordSyscalls(root, opsFile, (caller) => t.run(caller), {
+  const recording = recordSyscalls(root, opsFile, (caller) => t.run(caller), {
     warm: true,
     limits: rootLimits,
   });
-  const runs = await recorded.then(() =>
+  const runs = await recording.then(() =>
     perRuntime(ctx, async (rt) => {
       const measured = await startMeasured(rt, root, oneMiB ? ["--max-result-bytes", "1048576"] : []);
       const pagesFile = await Deno.makeTempFile({ prefix: "ptc-fs-mcp-bench-pages-", suffix: ".jsonl" });

@@ -40,10 +40,10 @@ export async function smallReads(ctx: Context): Promise<Outcome> {
   };
   const callsFile = await Deno.makeTempFile({ prefix: "ptc-fs-mcp-bench-calls-", suffix: ".jsonl" });
   const opsFile = await Deno.makeTempFile({ prefix: "ptc-fs-mcp-bench-ops-", suffix: ".jsonl" });
-  const recorded = recordSyscalls(root, opsFile, async (caller) => {
+  const recording = recordSyscalls(root, opsFile, async (caller) => {
     for (const path of names) await caller.call("read_text_file", { path });
   }, { warm: true });
-  const runs = await recorded.then(() =>
+  const runs = await recording.then(() =>
     perRuntime(ctx, async (rt) => {
       const [p50, p99, b50, b99, f50, s50]: number[][] = [[], [], [], [], [], []];
       // Fresh processes each round: how the scheduler places one process for its whole life moved

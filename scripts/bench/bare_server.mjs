@@ -15,10 +15,11 @@
  *   real server gave for the same tool and arguments (CALLS: JSON lines
  *   `{tool, args, page}`), the floor of the cold traversals and of the small
  *   reads;
- * - `syscalls CALLS`: the same, each call first making the filesystem
- *   operations the server made for it (CALLS lines also carry `ops`, recorded
- *   by `syscalls.ts`) with the port's own primitives, and discarding what
- *   they return: the floor of a server that makes the same system calls;
+ * - `syscalls CALLS ROOT`: the same, each call first making under ROOT the
+ *   filesystem operations the server made for it (CALLS lines also carry
+ *   `ops`, recorded by `syscalls.ts` with paths relative to the root) with
+ *   the port's own primitives, and discarding what they return: the floor of
+ *   a server that makes the same system calls;
  * - `extents INDEX FILE`: an SDK `McpServer` whose `read_text_file` reads each
  *   item's bytes from FILE at the offset and length the real server's item had
  *   (INDEX: JSON lines `{cursor, items: [[offset, length], ...], next_cursor,
@@ -30,7 +31,8 @@
  * is on Deno (import map) and on Node (copied beside the npm build's
  * `node_modules`); the SDK is imported only by the modes that use it.
  *
- * Usage: bare_server.mjs noop | bare_server.mjs mcp|server|raw PAGES | bare_server.mjs calls|syscalls CALLS
+ * Usage: bare_server.mjs noop | bare_server.mjs mcp|server|raw PAGES | bare_server.mjs calls CALLS
+ *        | bare_server.mjs syscalls CALLS ROOT
  *        | bare_server.mjs extents INDEX FILE
  *
  * @module
@@ -95,12 +97,16 @@ const readDir = typeof Deno === "undefined"
   : (path) => [...Deno.readDirSync(path)];
 let scratch = Buffer.allocUnsafe(0);
 
+/** A recorded path (relative, `""` for the root) under the root given. */
+const under = (rel) => rel === "" ? target : `${target}/${rel}`;
+
 /** The recorded operations (`syscalls.ts`), on the call's open descriptors `fds`. */
 const OPERATIONS = {
-  lstat: (_fds, path) => lstat(path),
-  readDir: (_fds, path) => readDir(path),
-  open(fds, path) {
+  lstat: (_fds, rel) => lstat(under(rel)),
+  readDir: (_fds, rel) => readDir(under(rel)),
+  open(fds, rel) {
     const h = fds.push(undefined) - 1; // numbered even if it fails, as the recording numbers it
+    const path = under(rel);
     lstat(path);
     fds[h] = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     fstatSync(fds[h], { bigint: true });
@@ -220,7 +226,8 @@ if (mode === "raw") {
   }, { legacy: "reject" });
 } else {
   process.stderr.write(
-    "usage: bare_server.mjs noop | bare_server.mjs mcp|server|raw PAGES | bare_server.mjs calls|syscalls CALLS" +
+    "usage: bare_server.mjs noop | bare_server.mjs mcp|server|raw PAGES | bare_server.mjs calls CALLS" +
+      " | bare_server.mjs syscalls CALLS ROOT" +
       " | bare_server.mjs extents INDEX FILE\n",
   );
   process.exit(64);

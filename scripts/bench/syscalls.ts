@@ -8,7 +8,8 @@
  * and the server is the server's own work on the bytes those calls return.
  *
  * An operation is `["lstat", path]`, `["readDir", path]`, `["open", path]`
- * (the port's checked open: lstat, no-follow open, fstat), or one on the
+ * (the port's checked open: lstat, no-follow open, fstat), its path relative
+ * to the root (`""`: the root itself), or one on the
  * call's `h`-th open descriptor: `["fstat", h]`, `["read", h, length,
  * position]`, `["close", h]`. A write inside a recorded call is an error:
  * the floor replays reads only. The recording runs this checkout's core,
@@ -32,8 +33,18 @@ interface CallLog {
   opened: number;
 }
 
-/** `denoPort` with every operation inside a call appended to `current()` (nothing is logged between calls). */
-function recordingPort(current: () => CallLog | undefined): FsPort {
+/**
+ * `denoPort` with every operation inside a call appended to `current()` (nothing is logged between calls),
+ * its path relative to `base` (`""`: the root itself), so the floor replays it under the root it is given.
+ */
+function recordingPort(base: string, current: () => CallLog | undefined): FsPort {
+  const relative = (path: string) => {
+    if (path === base) return "";
+    if (!path.startsWith(`${base}/`)) {
+      throw new Error("the system-call floor records paths under the root only");
+    }
+    return path.slice(base.length + 1);
+  };
   const note = (op: Op) => current()?.ops.push(op);
   const refuse = (what: string) => {
     if (current()) throw new Error(`the system-call floor replays reads; a call did ${what}`);
@@ -41,15 +52,15 @@ function recordingPort(current: () => CallLog | undefined): FsPort {
   return {
     ...denoPort,
     lstat(path) {
-      note(["lstat", path]);
+      note(["lstat", relative(path)]);
       return denoPort.lstat(path);
     },
     readDir(path) {
-      note(["readDir", path]);
+      note(["readDir", relative(path)]);
       return denoPort.readDir(path);
     },
     openRead(path): FileHandle {
-      note(["open", path]);
+      note(["open", relative(path)]);
       const log = current();
       const h = log ? log.opened++ : 0;
       const file = denoPort.openRead(path);
@@ -97,7 +108,12 @@ export async function recordSyscalls(
 ): Promise<number> {
   let log: CallLog | undefined;
   const server = await InProcessServer.serve(
-    openRoot({ root, include: ["**"], limits: options.limits, fs: recordingPort(() => log) }),
+    openRoot({
+      root,
+      include: ["**"],
+      limits: options.limits,
+      fs: recordingPort(Deno.realPathSync(root), () => log),
+    }),
   );
   const lines: string[] = [];
   const recording: Caller = {

@@ -64,15 +64,19 @@ export async function readRows(ctx: Context, oneMiB: boolean): Promise<Outcome> 
   const t = await readFile(ctx, root, "big.txt");
   const label = oneMiB ? "1 MiB results" : "default";
   const notes: string[] = [];
-  const rootLimits = oneMiB ? { maxResultBytes: 1_048_576 } : {};
+  const maxResultBytes = oneMiB ? 1_048_576 : undefined; // --max-result-bytes, for the server and the recording
   const opsFile = await Deno.makeTempFile({ prefix: "ptc-fs-mcp-bench-ops-", suffix: ".jsonl" });
   const recording = recordSyscalls(root, opsFile, (caller) => t.run(caller), {
     warm: true,
-    limits: rootLimits,
+    limits: { maxResultBytes },
   });
   const runs = await recording.then(() =>
     perRuntime(ctx, async (rt) => {
-      const measured = await startMeasured(rt, root, oneMiB ? ["--max-result-bytes", "1048576"] : []);
+      const measured = await startMeasured(
+        rt,
+        root,
+        oneMiB ? ["--max-result-bytes", `${maxResultBytes}`] : [],
+      );
       const pagesFile = await Deno.makeTempFile({ prefix: "ptc-fs-mcp-bench-pages-", suffix: ".jsonl" });
       const extentsFile = await Deno.makeTempFile({ prefix: "ptc-fs-mcp-bench-extents-", suffix: ".jsonl" });
       const floors = new Map<BareMode, RpcClient>();

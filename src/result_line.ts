@@ -142,26 +142,70 @@ export function toolResult(value: object, json: string = JSON.stringify(value)) 
   };
 }
 
-/** A result recorded for the transport: its value, its JSON, and a writer of that JSON as bytes. */
-type Recorded = { readonly value: object; readonly json: string; readonly write: JsonWriter };
+/**
+ * A result recorded for the transport: its value, the stand-in its text block carries until the line is
+ * written, and a writer of the value's JSON as bytes.
+ */
+type Recorded = { readonly value: object; readonly standIn: string; readonly write: JsonWriter };
 
-/** The results a server made, by request id, until the transport sends them (one per binary connection). */
+const RECORDED_TEXT = /^\u0000ptc-fs-mcp:result:\d+\u0000$/; // what `ResultLines.record` puts in a text block
+
+/**
+ * The results a server made, until the transport writes them (one per binary connection). The SDK's result
+ * carries a stand-in as its text block, not the value's JSON: the line is written from the value's own bytes,
+ * so the binary never makes that JSON as a string (on Deno's V8, stringifying a page of long fresh strings
+ * cost more than the rest of a read).
+ */
 export class ResultLines {
-  readonly #recorded = new Map<string | number, Recorded>();
+  readonly #recorded = new Map<string, Recorded>(); // by stand-in
+  readonly #standIns = new Map<string, Set<string>>(); // by the JSON of the request id, for a cancellation
+  #serial = 0;
 
   /** Records the result for request `id` and returns it for the SDK. `write` defaults to the JSON text. */
   record(id: string | number, value: object, write?: JsonWriter) {
-    const json = JSON.stringify(value);
-    this.#recorded.set(id, { value, json, write: write ?? ((sink) => sink.text(json)) });
-    return toolResult(value, json);
+    const standIn = `\u0000ptc-fs-mcp:result:${this.#serial++}\u0000`;
+    this.#recorded.set(standIn, {
+      value,
+      standIn,
+      write: write ?? ((sink) => sink.text(JSON.stringify(value))),
+    });
+    const key = JSON.stringify(id);
+    this.#standIns.set(key, (this.#standIns.get(key) ?? new Set()).add(standIn));
+    return toolResult(value, standIn);
   }
 
-  /** Takes the record for request `id` back (also when the request was cancelled and gets no answer). */
-  take(id: string | number | undefined): Recorded | undefined {
-    const recorded = this.#recorded.get(id!);
-    this.#recorded.delete(id!);
+  /** Takes back the record whose stand-in `message` carries, if any. */
+  take(message: unknown): Recorded | undefined {
+    const { id, result } = message as { id?: unknown; result?: { content?: unknown } };
+    const text = textBlock(result)?.text;
+    const recorded = typeof text === "string" ? this.#recorded.get(text) : undefined;
+    if (recorded) {
+      this.#recorded.delete(recorded.standIn);
+      const key = JSON.stringify(id);
+      this.#standIns.get(key)?.delete(recorded.standIn);
+      if (this.#standIns.get(key)?.size === 0) this.#standIns.delete(key);
+    }
     return recorded;
   }
+
+  /**
+   * Drops what request `id` recorded: it was cancelled and gets no answer. (A request that reused the id and
+   * is still answered loses its record too: its line is then written the plain way.)
+   */
+  drop(id: string | number): void {
+    const key = JSON.stringify(id);
+    for (const standIn of this.#standIns.get(key) ?? []) this.#recorded.delete(standIn);
+    this.#standIns.delete(key);
+  }
+}
+
+/** A result's one text block, when it has exactly one. */
+function textBlock(result: { content?: unknown } | undefined): Record<string, unknown> | undefined {
+  const content = result?.content;
+  return Array.isArray(content) && content.length === 1 && typeof content[0] === "object" &&
+      content[0] !== null
+    ? content[0]
+    : undefined;
 }
 
 // Stand-ins for the value and the content block in the line's shell; a shell that holds them other than
@@ -175,8 +219,9 @@ const MARK = /"\\u0000ptc-fs-mcp:(value|text)\\u0000"/; // a stand-in as JSON; s
 const valueJson = new ByteSink(); // the value's JSON, made once per line (lines are encoded one at a time)
 
 /**
- * Appends the bytes of `JSON.stringify(message) + "\n"` to `sink`, made from the recorded result's own bytes
- * when `message` carries it unchanged: its JSON is written once, then copied escaped.
+ * Appends the line of `message`: the bytes of `JSON.stringify(message) + "\n"`, a recorded result's stand-in
+ * replaced by the JSON of the structured content. Made from the recorded result's own bytes when `message`
+ * carries it unchanged: its JSON is written once, then copied escaped.
  */
 export function encodeLine(message: unknown, sink: ByteSink, recorded?: Recorded): void {
   const result = (message as { result?: { content?: unknown; structuredContent?: unknown } }).result;
@@ -186,7 +231,7 @@ export function encodeLine(message: unknown, sink: ByteSink, recorded?: Recorded
     }).split(MARK)
     : [];
   if (pieces.length !== 5 || pieces[1] === pieces[3]) {
-    sink.text(JSON.stringify(message) + "\n");
+    sink.text(plainJson(message, result) + "\n");
     return;
   }
   valueJson.clear();
@@ -204,9 +249,19 @@ export function encodeLine(message: unknown, sink: ByteSink, recorded?: Recorded
   sink.text("\n");
 }
 
+/** `JSON.stringify(message)`, a recorded result's stand-in replaced by the JSON of the structured content. */
+function plainJson(message: unknown, result: { content?: unknown; structuredContent?: unknown } | undefined) {
+  const block = textBlock(result);
+  if (typeof block?.text !== "string" || !RECORDED_TEXT.test(block.text)) return JSON.stringify(message);
+  const json = JSON.stringify(result?.structuredContent ?? null);
+  return JSON.stringify(message, function (this: unknown, key: string, value: unknown) {
+    return this === block && key === "text" ? json : value;
+  });
+}
+
 /**
- * Whether `result` still carries the recorded result: one text block of its JSON, and the same fields with
- * the same values (the SDK's validation copies objects but keeps each field's value).
+ * Whether `result` still carries the recorded result: one text block with its stand-in, and the same fields
+ * with the same values (the SDK's validation copies objects but keeps each field's value).
  */
 function carries(result: { content?: unknown; structuredContent?: unknown } | undefined, recorded: Recorded) {
   const value = result?.structuredContent as Record<string, unknown> | undefined;
@@ -217,6 +272,6 @@ function carries(result: { content?: unknown; structuredContent?: unknown } | un
   const block = content[0] as Record<string, unknown>;
   const own = recorded.value as Record<string, unknown>;
   const keys = Object.keys(own);
-  return block?.type === "text" && block.text === recorded.json && Object.keys(block).length === 2 &&
+  return block?.type === "text" && block.text === recorded.standIn && Object.keys(block).length === 2 &&
     Object.keys(value).length === keys.length && keys.every((k) => value[k] === own[k]);
 }

@@ -240,7 +240,8 @@ test(`${RUNTIME}: encodedSize is the byte length of the line the server writes`,
         serverInfo: response.result._meta["io.modelcontextprotocol/serverInfo"],
       };
       assert.deepEqual(envelope.serverInfo, ENVELOPE.serverInfo);
-      assert.equal(encodedSize(envelope, structured), Buffer.byteLength(lineFor(server, id)), name);
+      const line = lineFor(server, id);
+      assert.equal(encodedSize(envelope, structured), Buffer.byteLength(line), `${name}: ${line}`);
     }
   });
 });

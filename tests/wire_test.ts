@@ -1,9 +1,11 @@
 /**
- * Result lines built as bytes (`src/result_line.ts`): `encodeLine` writes
- * exactly `JSON.stringify(message) + "\n"` whatever the recorded result
- * holds, the text block equals the result's JSON, and every line the real
- * binary writes is byte for byte the `JSON.stringify` of its own parse — for
- * read pages written straight from file bytes too.
+ * Result lines built as bytes (`src/result_line.ts`): the SDK's result
+ * carries a stand-in for its text block, and `encodeLine` writes exactly
+ * `JSON.stringify(message) + "\n"` with the stand-in replaced by the value's
+ * JSON, whatever the recorded result holds; and every line the real binary
+ * writes is byte for byte the `JSON.stringify` of its own parse, its text
+ * block the JSON of its structured content — read pages, written straight
+ * from file bytes, too.
  *
  * @module
  */
@@ -62,14 +64,21 @@ function message(result: { content: object[]; structuredContent: object }, id: s
   };
 }
 
-/** The line `encodeLine` writes for `value`, with what `lines` recorded for its id. */
+/** The line `encodeLine` writes for `value`, with what `lines` recorded for the result it carries. */
 function encoded(value: { id?: string | number }, lines?: ResultLines): string {
   const sink = new ByteSink(16); // small, so growing is exercised
-  encodeLine(value, sink, lines?.take(value.id));
+  encodeLine(value, sink, lines?.take(value));
   return decoder.decode(sink.view());
 }
 
-test("encodeLine writes exactly JSON.stringify(message) + newline for any page", () => {
+/** The line a client must receive for `msg`: its text block the JSON of its structured content. */
+function sent(msg: ReturnType<typeof message>): string {
+  const { result } = msg;
+  const content = [{ type: "text", text: JSON.stringify(result.structuredContent) }];
+  return JSON.stringify({ ...msg, result: { ...result, content } }) + "\n";
+}
+
+test("encodeLine writes JSON.stringify(message) + newline, the stand-in made the page's JSON, for any page", () => {
   fc.assert(
     fc.property(
       fc.array(fc.record({ path: text, line: fc.nat(), text }), { maxLength: 6 }),
@@ -78,7 +87,9 @@ test("encodeLine writes exactly JSON.stringify(message) + newline for any page",
       (items, next, id) => {
         const lines = new ResultLines();
         const msg = message(lines.record(id, { items, next_cursor: next, content_hash: "sha256:x" }), id);
-        assert.equal(encoded(msg, lines), JSON.stringify(msg) + "\n");
+        const { text: carried } = msg.result.content[0] as { text: string };
+        assert.notEqual(carried, JSON.stringify(msg.result.structuredContent), "a stand-in until written");
+        assert.equal(encoded(msg, lines), sent(msg));
       },
     ),
     { numRuns: 300 },
@@ -102,7 +113,7 @@ test("a page's own byte writer is used, and escapes bytes exactly as JSON.string
         sink.text('],"next_cursor":null,"content_hash":"h"}');
       });
       const msg = message(result, 3);
-      assert.equal(encoded(msg, lines), JSON.stringify(msg) + "\n");
+      assert.equal(encoded(msg, lines), sent(msg));
       assert.ok(used);
     }),
     { numRuns: 300 },
@@ -128,7 +139,7 @@ test("a string id that looks like a stand-in, and messages without a page, are w
   for (const id of ["\u0000ptc-fs-mcp:value\u0000", "\u0000ptc-fs-mcp:text\u0000"]) {
     const lines = new ResultLines();
     const msg = message(lines.record(id, page), id);
-    assert.equal(encoded(msg, lines), JSON.stringify(msg) + "\n");
+    assert.equal(encoded(msg, lines), sent(msg));
   }
   const plain = [
     { jsonrpc: "2.0", id: 1, result: { tools: [] } },
@@ -142,7 +153,31 @@ test("a string id that looks like a stand-in, and messages without a page, are w
   const lines = new ResultLines();
   const changed = message(lines.record(6, { items: [1], next_cursor: null, content_hash: "h" }), 6);
   (changed.result.structuredContent as Record<string, unknown>).content_hash = "other";
-  assert.equal(encoded(changed, lines), JSON.stringify(changed) + "\n");
+  assert.equal(encoded(changed, lines), sent(changed));
+});
+
+test("records are found by the stand-in each result carries: reused ids, and a cancelled one's dropped", () => {
+  const lines = new ResultLines();
+  const written: string[] = [];
+  const record = (id: number, hash: string) => {
+    const page = { items: [hash], next_cursor: null, content_hash: hash };
+    return message(
+      lines.record(id, page, (sink) => (written.push(hash), sink.text(JSON.stringify(page)))),
+      id,
+    );
+  };
+  // Two requests with one id, answered in the other order: each line has its own page, from its own writer.
+  const [first, second] = [record(1, "first"), record(1, "second")];
+  assert.equal(encoded(second, lines), sent(second));
+  assert.equal(encoded(first, lines), sent(first));
+  assert.deepEqual(written, ["second", "first"]);
+  assert.equal(lines.take(first), undefined, "taken once");
+  // A cancelled request's record is dropped; a request that reused its id is still written whole.
+  const cancelledTwin = record(2, "twin");
+  lines.drop(2);
+  assert.equal(lines.take(cancelledTwin), undefined);
+  assert.equal(encoded(cancelledTwin, lines), sent(cancelledTwin));
+  assert.deepEqual(written, ["second", "first"], "written the plain way");
 });
 
 test("every line the binary writes is JSON.stringify of its own parse, read pages included", async () => {
@@ -159,6 +194,14 @@ test("every line the binary writes is JSON.stringify of its own parse, read page
       assert.ok(server.lines.length >= 4);
       for (const line of server.lines) {
         assert.equal(line, JSON.stringify(JSON.parse(line)), "the line is what JSON.stringify writes");
+        const { result } = JSON.parse(line);
+        if (result?.structuredContent) {
+          assert.equal(
+            result.content[0].text,
+            JSON.stringify(result.structuredContent),
+            "the text is the JSON",
+          );
+        }
         assert.ok(Buffer.byteLength(line) <= Number(ceiling), "within the ceiling");
       }
     });

@@ -69,7 +69,7 @@ export class StdioTransport implements Transport {
     this.#spare = undefined;
     sink.clear();
     const id = "id" in message && !("method" in message) ? message.id : undefined;
-    encodeLine(message, sink, id === undefined ? undefined : this.#results.take(id));
+    encodeLine(message, sink, id === undefined ? undefined : this.#results.take(message));
     this.#writes++;
     return new Promise((resolve, reject) => {
       this.#output.write(sink.view(), (error) => {
@@ -154,7 +154,7 @@ export class StdioTransport implements Transport {
         const id = (message.params as { requestId?: string | number } | undefined)?.requestId;
         if (id !== undefined) {
           this.#settle(id);
-          this.#results.take(id);
+          this.#results.drop(id);
         }
       }
     }

@@ -56,14 +56,30 @@ const build = await run(deno, [
 ]);
 let nodePassed = 0;
 let nodeFailed = build.code === 0 ? 0 : 1;
+let nodeFailures: string[] = build.code === 0 ? [] : ["the npm build failed (scripts/build_npm.ts)"];
 if (build.code === 0) {
   const nodeRun = await run("node", ["--test", "--test-concurrency=1", "npm/.test/tests/"]);
   nodePassed = Number(/^# pass (\d+)/m.exec(nodeRun.output)?.[1] ?? 0);
   nodeFailed = Number(/^# fail (\d+)/m.exec(nodeRun.output)?.[1] ?? (nodeRun.code === 0 ? 0 : 1));
   if (nodeRun.code !== 0 && nodeFailed === 0) nodeFailed = 1;
+  nodeFailures = nodeRun.output.split("\n").filter((line) => /^\s*not ok \d+ - /.test(line))
+    .map((line) => line.trim());
 }
 if (denoRun.code !== 0 && denoFailed === 0) {
   console.log("deno test exited non-zero");
+}
+
+// What failed, again at the end: a log cut to its tail still names it. Deno lists its failures after its
+// " FAILURES " heading, one test per line; Node marks each with "not ok".
+const denoFailures =
+  plain(denoRun.output).split("\n FAILURES \n")[1]?.split("\n").filter((line) => line.includes(" => ")) ?? [];
+const failures = [...denoFailures.map((f) => `deno: ${f}`), ...nodeFailures.map((f) => `node: ${f}`)];
+if (failures.length > 0) {
+  // Deno's first errors too (Node prints each error under its "not ok" line, which ends its output).
+  const denoErrors = plain(denoRun.output).split("\n ERRORS \n")[1]?.split("\n FAILURES \n")[0] ?? "";
+  const shown = denoErrors.trim().split("\n").slice(0, 60).join("\n");
+  if (shown) console.log(`\nDeno's errors (first 60 lines):\n${shown}`);
+  console.log(`\nFailed:\n${failures.map((f) => `  ${f}`).join("\n")}`);
 }
 
 console.log(

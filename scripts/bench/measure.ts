@@ -5,7 +5,7 @@
  * @module
  */
 import type { Context } from "./context.ts";
-import { both, REFERENCE, type Row, type RuntimeName, type Target } from "./report.ts";
+import { both, BOTH_RUNTIMES, REFERENCE, type Row, type RuntimeName, type Target } from "./report.ts";
 import { memoryOf, resetPeak, type RpcClient } from "./rpc.ts";
 import type { Runtime } from "./runtimes.ts";
 import { median } from "./stats.ts";
@@ -218,6 +218,7 @@ export function floorRow(
     unit: "×",
     values,
     target: REFERENCE,
+    floorOn: BOTH_RUNTIMES,
   };
 }
 

@@ -16,7 +16,7 @@
 import { type Context, ms, type Outcome } from "../context.ts";
 import { readCorpus } from "../corpus.ts";
 import { interleave, measureFrom, peakRatio, peakRow, perRuntime, pick, startMeasured } from "../measure.ts";
-import { both, DENO_OVER_NODE, REFERENCE, type Row } from "../report.ts";
+import { both, BOTH_RUNTIMES, DENO_OVER_NODE, REFERENCE, type Row } from "../report.ts";
 import type { RpcClient } from "../rpc.ts";
 import type { BareMode } from "../runtimes.ts";
 import { recordSyscalls } from "../syscalls.ts";
@@ -177,17 +177,22 @@ export async function readRows(ctx: Context, oneMiB: boolean): Promise<Outcome> 
     values: pick(runs, key),
     target,
   });
+  // A floor: what the server does at least, on each runtime (a page written, a system call made).
+  const floor = (what: string, baselineText: string, key: keyof ReadFigures): Row => ({
+    ...row(what, baselineText, key),
+    floorOn: BOTH_RUNTIMES,
+  });
   return {
     rows: [
       row(`read_text_file full traversal of a ${file}, ${limits}`, t.baselineText, "cat", {
         denoOverNode: DENO_OVER_NODE,
       }),
-      row(
+      floor(
         "the same traversal against a bare SDK McpServer replaying its pages (floor)",
         t.baselineText,
         "sdk",
       ),
-      row(
+      floor(
         "the same traversal against a raw JSON-RPC line server replaying them, no SDK (floor)",
         t.baselineText,
         "raw",
@@ -198,7 +203,7 @@ export async function readRows(ctx: Context, oneMiB: boolean): Promise<Outcome> 
         "floor",
         oneMiB ? { denoOverNode: DENO_OVER_NODE } : both(1.1),
       ),
-      row(
+      floor(
         "the same replay, each call first making the system calls the server made for it (floor)",
         "the McpServer replay above, interleaved",
         "syscalls",

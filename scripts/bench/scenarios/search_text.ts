@@ -9,7 +9,7 @@
 import { type Context, ms, type Outcome } from "../context.ts";
 import { NEEDLE, textCorpus } from "../corpus.ts";
 import { floorRow, peakRow, perRuntime, pick, warm } from "../measure.ts";
-import { both, REFERENCE } from "../report.ts";
+import { both, BOTH_RUNTIMES, REFERENCE } from "../report.ts";
 import { median } from "../stats.ts";
 import { searchText as traversal } from "../traversals.ts";
 
@@ -54,6 +54,7 @@ export async function searchText(ctx: Context): Promise<Outcome> {
         unit: "×",
         values: pick(runs, "scan"),
         target: REFERENCE,
+        floorOn: BOTH_RUNTIMES,
       },
       peakRow("search_text", pick(runs, "rss")),
     ],

@@ -120,7 +120,9 @@ test("charBoundary gives the largest cut at or before `end` that splits no chara
         for (let k = cut + 1; k <= end; k++) {
           assert.equal(bytes[k] & 0xc0, 0x80, "no later boundary was skipped");
         }
-        const head = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes.subarray(0, cut));
+        const head = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(
+          bytes.subarray(0, cut),
+        );
         assert.ok(s.startsWith(head), "the cut keeps whole characters");
       }
     }),

@@ -174,28 +174,29 @@ export class ResultLines {
     return toolResult(value, standIn);
   }
 
-  /** Takes back the record whose stand-in `message` carries, if any. */
+  /**
+   * Takes back, for the response `message`, the record whose stand-in it carries, and drops any other record
+   * of its id: an answer the SDK made in place of a recorded result (an error), or a request that reused the
+   * id (its line is then written the plain way). So no record outlives its request's answer.
+   */
   take(message: unknown): Recorded | undefined {
-    const { id, result } = message as { id?: unknown; result?: { content?: unknown } };
+    const { id, result } = message as { id?: string | number; result?: { content?: unknown } };
     const text = textBlock(result)?.text;
     const recorded = typeof text === "string" ? this.#recorded.get(text) : undefined;
-    if (recorded) {
-      this.#recorded.delete(recorded.standIn);
-      const key = JSON.stringify(id);
-      this.#standIns.get(key)?.delete(recorded.standIn);
-      if (this.#standIns.get(key)?.size === 0) this.#standIns.delete(key);
-    }
+    if (id !== undefined) this.drop(id);
     return recorded;
   }
 
-  /**
-   * Drops what request `id` recorded: it was cancelled and gets no answer. (A request that reused the id and
-   * is still answered loses its record too: its line is then written the plain way.)
-   */
+  /** Drops what request `id` recorded: it was cancelled, or answered. */
   drop(id: string | number): void {
     const key = JSON.stringify(id);
     for (const standIn of this.#standIns.get(key) ?? []) this.#recorded.delete(standIn);
     this.#standIns.delete(key);
+  }
+
+  /** How many records wait for their answer (for tests). */
+  get size(): number {
+    return this.#recorded.size;
   }
 }
 

@@ -113,7 +113,8 @@ export function buildServer(
         // still be the pinned root; `search_text`, which yields, checks again at its end.
         checkRoot(root);
         const { value, writeJson } = (await tool.run(args as never, context)) as Reply<object>;
-        return lines ? lines.record(requestId, value, writeJson) : toolResult(value);
+        // A cancelled request gets no answer, so nothing would take its record back: make none.
+        return lines && !signal.aborted ? lines.record(requestId, value, writeJson) : toolResult(value);
       } catch (error) {
         return { isError: true, content: [{ type: "text" as const, text: failureText(error) }] };
       }

@@ -13,8 +13,13 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import fc from "fast-check";
-import { traverse, withServer } from "./_harness.ts";
+import { PassThrough } from "node:stream";
+import { META } from "./_client.ts";
+import { makeRoot, traverse, withServer } from "./_harness.ts";
+import { openRoot } from "../mod.ts";
+import { StdioTransport } from "../src/cli/stdio.ts";
 import { ByteSink, encodeLine, ResultLines, toolResult } from "../src/result_line.ts";
+import { buildServer } from "../src/server.ts";
 
 const decoder = new TextDecoder();
 
@@ -166,18 +171,68 @@ test("records are found by the stand-in each result carries: reused ids, and a c
       id,
     );
   };
-  // Two requests with one id, answered in the other order: each line has its own page, from its own writer.
+  // Two requests with one id, answered in the other order: each line has its own page. The first answer
+  // settles the id, so the other is written the plain way, not from the first's record.
   const [first, second] = [record(1, "first"), record(1, "second")];
   assert.equal(encoded(second, lines), sent(second));
   assert.equal(encoded(first, lines), sent(first));
-  assert.deepEqual(written, ["second", "first"]);
-  assert.equal(lines.take(first), undefined, "taken once");
+  assert.deepEqual(written, ["second"]);
+  assert.equal(lines.size, 0);
   // A cancelled request's record is dropped; a request that reused its id is still written whole.
   const cancelledTwin = record(2, "twin");
   lines.drop(2);
-  assert.equal(lines.take(cancelledTwin), undefined);
+  assert.equal(lines.size, 0);
   assert.equal(encoded(cancelledTwin, lines), sent(cancelledTwin));
-  assert.deepEqual(written, ["second", "first"], "written the plain way");
+  assert.deepEqual(written, ["second"], "written the plain way");
+});
+
+test("no record outlives its request: answered, refused, or cancelled while in flight", async () => {
+  const root = makeRoot({ "a.txt": "x".repeat(100_000) });
+  const results = new ResultLines();
+  const [input, output] = [new PassThrough(), new PassThrough()];
+  const answered = new Map<string | number, { result?: { structuredContent?: unknown } }>();
+  const waiting = new Map<string | number, () => void>();
+  let partial = "";
+  output.on("data", (chunk: Buffer) => {
+    const lines = (partial + chunk.toString("utf8")).split("\n");
+    partial = lines.pop()!;
+    for (const line of lines) {
+      const message = JSON.parse(line);
+      answered.set(message.id, message);
+      waiting.get(message.id)?.();
+    }
+  });
+  const transport = new StdioTransport(input, output, results, () => {});
+  await buildServer(openRoot({ root: root.path, include: ["**"] }), undefined, results).connect(transport);
+  const call = (id: string | number, args: object) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "read_text_file", arguments: args, _meta: META },
+    }) + "\n";
+  const cancel = (id: string | number) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: id, _meta: META },
+    }) +
+    "\n";
+  try {
+    // Each call with its cancellation right behind it, in one write: cancelled while in flight.
+    let batch = "";
+    for (let id = 0; id < 50; id++) batch += call(id, { path: "a.txt" }) + cancel(id);
+    input.write(batch + call("answered", { path: "a.txt" }) + call("refused", { path: "missing.txt" }));
+    const last = new Promise<void>((resolve) => waiting.set("last", resolve));
+    input.write(call("last", { path: "a.txt" }));
+    await last;
+    assert.ok(answered.get("answered")?.result?.structuredContent, "a call not cancelled is answered");
+    assert.ok(answered.has("refused"), "a refused call is answered");
+    assert.equal(results.size, 0, "every record was taken or dropped");
+  } finally {
+    await transport.close();
+    root.cleanup();
+  }
 });
 
 test("every line the binary writes is JSON.stringify of its own parse, read pages included", async () => {

@@ -243,6 +243,11 @@ test(`${RUNTIME}: encodedSize is the byte length of the line the server writes`,
       };
       assert.deepEqual(envelope.serverInfo, ENVELOPE.serverInfo);
       const line = lineFor(server, id);
+      assert.equal(
+        JSON.parse(line).result.content[0].text,
+        JSON.stringify(structured),
+        `${name}: text block`,
+      );
       assert.equal(encodedSize(envelope, structured), Buffer.byteLength(line), `${name}: ${line}`);
     }
   });

@@ -158,7 +158,7 @@ const RECORDED_TEXT = /^\u0000ptc-fs-mcp:result:\d+\u0000$/; // what `ResultLine
  */
 export class ResultLines {
   readonly #recorded = new Map<string, Recorded>(); // by stand-in
-  readonly #standIns = new Map<string, Set<string>>(); // by the JSON of the request id, for a cancellation
+  readonly #standIns = new Map<string, Set<string>>(); // by the JSON of the request id: dropped once answered
   #serial = 0;
 
   /** Records the result for request `id` and returns it for the SDK. `write` defaults to the JSON text. */

@@ -75,7 +75,7 @@ const denoFailures =
   plain(denoRun.output).split("\n FAILURES \n")[1]?.split("\n").filter((line) => line.includes(" => ")) ?? [];
 const failures = [...denoFailures.map((f) => `deno: ${f}`), ...nodeFailures.map((f) => `node: ${f}`)];
 if (failures.length > 0) {
-  // Deno's first errors too (Node prints each error under its "not ok" line, which ends its output).
+  // Deno's first errors too; Node prints each error under its "not ok" line.
   const denoErrors = plain(denoRun.output).split("\n ERRORS \n")[1]?.split("\n FAILURES \n")[0] ?? "";
   const shown = denoErrors.trim().split("\n").slice(0, 60).join("\n");
   if (shown) console.log(`\nDeno's errors (first 60 lines):\n${shown}`);

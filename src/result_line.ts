@@ -148,7 +148,12 @@ export function toolResult(value: object, json: string = JSON.stringify(value)) 
  */
 type Recorded = { readonly value: object; readonly standIn: string; readonly write: JsonWriter };
 
-const RECORDED_TEXT = /^\u0000ptc-fs-mcp:result:\d+\u0000$/; // what `ResultLines.record` puts in a text block
+const STAND_IN_START = "\u0000ptc-fs-mcp:result:"; // then a serial number and a NUL: what `record` puts in a text block
+
+/** Whether `text` is a stand-in `ResultLines.record` made. */
+const isStandIn = (text: string) =>
+  text.startsWith(STAND_IN_START) && text.endsWith("\u0000") &&
+  /^\d+$/.test(text.slice(STAND_IN_START.length, -1));
 
 /**
  * The results a server made, until the transport writes them (one per binary connection). The SDK's result
@@ -163,7 +168,7 @@ export class ResultLines {
 
   /** Records the result for request `id` and returns it for the SDK. `write` defaults to the JSON text. */
   record(id: string | number, value: object, write?: JsonWriter) {
-    const standIn = `\u0000ptc-fs-mcp:result:${this.#serial++}\u0000`;
+    const standIn = `${STAND_IN_START}${this.#serial++}\u0000`;
     this.#recorded.set(standIn, {
       value,
       standIn,
@@ -253,7 +258,7 @@ export function encodeLine(message: unknown, sink: ByteSink, recorded?: Recorded
 /** `JSON.stringify(message)`, a recorded result's stand-in replaced by the JSON of the structured content. */
 function plainJson(message: unknown, result: { content?: unknown; structuredContent?: unknown } | undefined) {
   const block = textBlock(result);
-  if (typeof block?.text !== "string" || !RECORDED_TEXT.test(block.text)) return JSON.stringify(message);
+  if (typeof block?.text !== "string" || !isStandIn(block.text)) return JSON.stringify(message);
   const json = JSON.stringify(result?.structuredContent ?? null);
   return JSON.stringify(message, function (this: unknown, key: string, value: unknown) {
     return this === block && key === "text" ? json : value;

@@ -271,13 +271,10 @@ function plainJson(message: unknown, result: { content?: unknown; structuredCont
  */
 function carries(result: { content?: unknown; structuredContent?: unknown } | undefined, recorded: Recorded) {
   const value = result?.structuredContent as Record<string, unknown> | undefined;
-  const content = result?.content;
-  if (typeof value !== "object" || value === null || !Array.isArray(content) || content.length !== 1) {
-    return false;
-  }
-  const block = content[0] as Record<string, unknown>;
+  const block = textBlock(result);
+  if (typeof value !== "object" || value === null || block === undefined) return false;
   const own = recorded.value as Record<string, unknown>;
   const keys = Object.keys(own);
-  return block?.type === "text" && block.text === recorded.standIn && Object.keys(block).length === 2 &&
+  return block.type === "text" && block.text === recorded.standIn && Object.keys(block).length === 2 &&
     Object.keys(value).length === keys.length && keys.every((k) => value[k] === own[k]);
 }

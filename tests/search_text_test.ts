@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
+import { execFileSync } from "node:child_process";
 import { RUNTIME, structured, traverse, withServer } from "./_harness.ts";
 import { withInProcess } from "./_inprocess.ts";
 import { expected } from "./_search_reference.ts";
@@ -169,5 +170,31 @@ test("search_text pages fit the result ceiling with long lines (in-process)", as
     assert.deepEqual(items, expected("w.txt", file, "needle"));
     assert.ok(pages.length > 10);
     for (const line of server.lines) assert.ok(Buffer.byteLength(line) <= 5_000);
+  });
+});
+
+test(`${RUNTIME}: a long scan lets the server read input: a request sent while it scans is answered first`, async () => {
+  // 2,000 files of 32 KiB: one call scans all 62.5 MiB (the default budget is 64), many turns of 10 ms of work.
+  const filler = Buffer.alloc(32 * 1024, "filler line\n");
+  const files = Object.fromEntries(
+    Array.from({ length: 2_000 }, (_, i) => [`f${String(i).padStart(4, "0")}`, filler]),
+  );
+  await withServer(files, ["--include", "**"], async (server) => {
+    await server.request("server/discover"); // started, its modules read
+    // The bytes the server has read so far (through `cat`: Deno grants /proc/<pid> only with --allow-all).
+    const io = () => execFileSync("cat", [`/proc/${server.child.pid}/io`], { encoding: "utf8" });
+    const bytesRead = () => Number(/^rchar: (\d+)$/m.exec(io())![1]);
+    const before = bytesRead();
+    const order: string[] = [];
+    const search = server.call("search_text", { query: "absent" }).then((
+      r,
+    ) => (order.push("search_text"), r));
+    // Sent once the scan is under way (4 MiB read): only a turn of the event loop in the scan can read it.
+    while (bytesRead() - before < 4 * 1024 * 1024) await new Promise((resolve) => setTimeout(resolve, 1));
+    const list = server.request("tools/list").then((r) => (order.push("tools/list"), r));
+    await Promise.all([search, list]);
+    assert.deepEqual(order, ["tools/list", "search_text"]);
+    assert.equal(structured(await search).items.length, 0);
+    assert.equal(bytesRead() - before >= filler.length * 2_000, true, "the scan read every file");
   });
 });

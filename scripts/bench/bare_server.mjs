@@ -18,8 +18,10 @@
  * - `syscalls CALLS ROOT`: the same, each call first making under ROOT the
  *   filesystem operations the server made for it (CALLS lines also carry
  *   `ops`, recorded by `syscalls.ts` with paths relative to the root) with
- *   the port's own primitives, and discarding what they return: the floor of
- *   a server that makes the same system calls;
+ *   the port's own primitives, and discarding what they return, except that
+ *   a `search_text` call searches the bytes each read returns for its query
+ *   with the port's byte search: the floor of a server that makes the same
+ *   system calls (and, searching, the same search);
  * - `extents INDEX FILE`: an SDK `McpServer` whose `read_text_file` reads each
  *   item's bytes from FILE at the offset and length the real server's item had
  *   (INDEX: JSON lines `{cursor, items: [[offset, length], ...], next_cursor,
@@ -97,6 +99,16 @@ const readDir = typeof Deno === "undefined"
   : (path) => [...Deno.readDirSync(path)];
 let scratch = Buffer.allocUnsafe(0);
 
+// The port's byte search, for `search_text` calls: `Buffer#indexOf` on Node, and on Deno the server's own
+// `latin1Search` (`src/search/find_bytes.ts`; on Node this file runs from the npm build, without `src/`).
+const byteSearch = mode !== "syscalls"
+  ? undefined
+  : typeof Deno === "undefined"
+  ? (needle) => (bytes) => (from) => bytes.indexOf(needle, from)
+  : (await import("../../src/search/find_bytes.ts")).latin1Search;
+let searchRead; // what a read's bytes go through in the call being replayed, if it searches
+let matches = 0; // kept, so that no engine may drop the search as unused
+
 /** A recorded path (relative, `""` for the root) under the root given. */
 const under = (rel) => rel === "" ? target : `${target}/${rel}`;
 
@@ -114,13 +126,23 @@ const OPERATIONS = {
   fstat: (fds, h) => fstatSync(fds[h], { bigint: true }),
   read(fds, h, length, position) {
     if (scratch.length < length) scratch = Buffer.allocUnsafe(length);
-    readSync(fds[h], scratch, 0, length, position);
+    const n = readSync(fds[h], scratch, 0, length, position);
+    searchRead?.(scratch.subarray(0, n));
   },
   close: (fds, h) => closeSync(fds[h]),
 };
 
-/** Makes a call's recorded operations, discarding what each returns or throws (the server met the same). */
-function makeOps(ops) {
+/**
+ * Makes a call's recorded operations, discarding what each returns or throws (the server met the same); with
+ * `query` (a `search_text` call), searching the bytes of each read for it.
+ */
+function makeOps(ops, query) {
+  const needle = query === undefined ? undefined : Buffer.from(query);
+  const search = needle && byteSearch(needle);
+  searchRead = search && ((bytes) => {
+    const find = search(bytes);
+    for (let at = find(0); at >= 0; at = find(at + needle.length)) matches++;
+  });
   const fds = [];
   for (const [name, ...args] of ops) {
     const operation = OPERATIONS[name];
@@ -191,7 +213,7 @@ if (mode === "raw") {
             if (recorded === undefined) {
               return { isError: true, content: [{ type: "text", text: "not recorded" }] };
             }
-            if (mode === "syscalls") makeOps(recorded.ops);
+            if (mode === "syscalls") makeOps(recorded.ops, name === "search_text" ? call.query : undefined);
             const { page } = recorded;
             return { content: [{ type: "text", text: JSON.stringify(page) }], structuredContent: page };
           },

@@ -78,26 +78,34 @@ export interface Timing {
 /**
  * Times `traversal` on one server that answered discover and is warm from
  * the untimed first run, interleaved with its baseline; measures the
- * server's peak RSS over all runs too. With `withFloor` (a traversal of
+ * server's peak RSS over all runs too. With `floors` (a traversal of
  * `list_directory`, `search_files` or `search_text`), also interleaved: the
  * same on a warm bare SDK `McpServer` answering the calls recorded from the
- * real server (`floor`).
+ * real server (`floor`), and with `"syscalls"`, the same again first making
+ * the system calls an in-process server made for each call of a warm run
+ * (`syscalls`).
  */
 export async function warm(
   ctx: Context,
   rt: Runtime,
   traversal: Traversal,
   label: string,
-  withFloor = false,
-): Promise<Timing & { rss: { ratio: number; note: string }; floor?: number }> {
-  const callsFile = withFloor
-    ? await Deno.makeTempFile({ prefix: "ptc-fs-mcp-bench-calls-", suffix: ".jsonl" })
-    : undefined;
+  floors: "none" | "calls" | "syscalls" = "none",
+): Promise<Timing & { rss: { ratio: number; note: string }; floor?: number; syscalls?: number }> {
+  const temp = (kind: string) => Deno.makeTempFile({ prefix: `ptc-fs-mcp-bench-${kind}-`, suffix: ".jsonl" });
+  const callsFile = floors === "none" ? undefined : await temp("calls");
+  const opsFile = floors === "syscalls" ? await temp("ops") : undefined;
   if (callsFile) await recordCalls(rt, traversal, callsFile);
+  if (opsFile) {
+    await recordSyscalls(traversal.root, opsFile, (caller) => traversal.run(caller), { warm: true });
+  }
   const measured = await startMeasured(rt, traversal.root);
-  const floor = callsFile ? rt.bare("calls", callsFile) : undefined;
+  const bare = [
+    ...(callsFile ? [rt.bare("calls", callsFile)] : []),
+    ...(opsFile ? [rt.bare("syscalls", opsFile, traversal.root)] : []),
+  ];
   try {
-    await floor?.discover();
+    for (const floor of bare) await floor.discover();
     let calls = 0;
     const r = await interleave(ctx.reps, [
       () => baseline(traversal),
@@ -106,14 +114,15 @@ export async function warm(
         calls = run.calls;
         return run.ms;
       },
-      ...(floor ? [async () => (await traversal.run(floor)).ms] : []),
+      ...bare.map((floor) => async () => (await traversal.run(floor)).ms),
     ]);
     const rss = await peakRatio(rt, measured, label);
-    return { base: r.medians[0], server: r.medians[1], floor: r.medians[2], calls, rss };
+    const [base, server, floor, syscalls] = r.medians;
+    return { base, server, floor, syscalls, calls, rss };
   } finally {
     await measured.client.close();
-    await floor?.close();
-    if (callsFile) await Deno.remove(callsFile);
+    for (const floor of bare) await floor.close();
+    for (const file of [callsFile, opsFile]) if (file) await Deno.remove(file);
   }
 }
 
@@ -199,21 +208,25 @@ export function peakRow(
 }
 
 /**
- * The reference row under a traversal's row: a bare SDK server answering the same recorded calls, and with
- * `syscalls`, first making the filesystem operations the server made for each.
+ * The reference row under a traversal's row: a bare SDK server answering the same recorded calls; with
+ * `syscalls`, first making the filesystem operations the server made for each; with `syscalls and search`,
+ * also searching the bytes they read (`search_text`).
  */
 export function floorRow(
   section: Row["section"],
   baselineText: string,
   values: Partial<Record<RuntimeName, number>>,
-  syscalls = false,
+  kind: "calls" | "syscalls" | "syscalls and search" = "calls",
 ): Row {
   const server = section === "cold" ? "a fresh" : "a warm";
+  const making = "that server first making the server's recorded system calls for each";
   return {
     section,
-    what: syscalls
-      ? `the same, that server first making the server's recorded system calls for each (floor)`
-      : `the same against ${server} bare SDK McpServer answering the recorded calls (floor)`,
+    what: kind === "calls"
+      ? `the same against ${server} bare SDK McpServer answering the recorded calls (floor)`
+      : kind === "syscalls"
+      ? `the same, ${making} (floor)`
+      : `the same, ${making} and searching the bytes they read with the port's byte search (floor)`,
     baseline: baselineText,
     unit: "×",
     values,

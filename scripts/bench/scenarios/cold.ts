@@ -55,7 +55,12 @@ export async function cold(ctx: Context): Promise<Outcome> {
         target: both(target),
       },
       floorRow("cold", t.baselineText, ratio("floor")),
-      floorRow("cold", t.baselineText, ratio("syscalls"), true),
+      floorRow(
+        "cold",
+        t.baselineText,
+        ratio("syscalls"),
+        id === "search_text" ? "syscalls and search" : "syscalls",
+      ),
     );
   }
   return { rows, notes };

@@ -16,7 +16,7 @@ export async function listAll(ctx: Context): Promise<Outcome> {
   const t = await traversal(ctx, await treeCorpus(tree(ctx.sizes.treeLeafFiles)));
   const notes: string[] = [];
   const runs = await perRuntime(ctx, async (rt) => {
-    const r = await warm(ctx, rt, t, "list_all", true);
+    const r = await warm(ctx, rt, t, "list_all", "calls");
     notes.push(
       `${rt.name} list_all: ${r.calls} calls for ${t.expected} directories` +
         (ctx.verbose ? `; server ${ms(r.server)}, find ${ms(r.base)}` : ""),

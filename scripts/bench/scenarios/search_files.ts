@@ -15,7 +15,7 @@ export async function searchFiles(ctx: Context): Promise<Outcome> {
   const t = await traversal(ctx, await treeCorpus(tree(ctx.sizes.treeLeafFiles)));
   const notes: string[] = [];
   const runs = await perRuntime(ctx, async (rt) => {
-    const r = await warm(ctx, rt, t, "search_files", true);
+    const r = await warm(ctx, rt, t, "search_files", "calls");
     notes.push(
       `${rt.name} search_files: ${r.calls} calls, ${t.expected} matches` +
         (ctx.verbose ? `; server ${ms(r.server)}, find|grep ${ms(r.base)}` : ""),

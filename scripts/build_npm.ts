@@ -10,7 +10,7 @@
  * 3. compiles to `npm/dist/` (with declarations);
  * 4. compiles the test suite against the same stage into `npm/.test/`, so
  *    `node --test npm/.test/tests/` runs it on Node;
- * 5. bundles the `#!/usr/bin/env node` bin `dist/cli.js` into one file, with
+ * 5. bundles the `#!/usr/bin/env node` bin `dist/cli.js` into one minified file, with
  *    the license texts of the third-party code in it beside it, in
  *    `dist/THIRD_PARTY_LICENSES.txt` (see `bundleBin`).
  *
@@ -132,8 +132,11 @@ console.log(`built ptc-fs-mcp ${VERSION} into npm/`);
  * module. Node then reads and compiles one file at start-up instead of
  * resolving, reading and linking some 140 modules (zod alone brings 97, 64
  * of them locales the SDK's `zod/v4` import pulls in), which was a third of
- * the time to the first answer. The library (`dist/mod.js`) stays separate
- * modules that import the dependencies, which stay `dependencies`.
+ * the time to the first answer. Minified, the file is half the bytes and
+ * Node answers its first request about 10% sooner (it compiles the whole
+ * module at start: 340 against 375 ms in one interleaved run of 30 starts
+ * each). The library (`dist/mod.js`) stays separate modules that import
+ * the dependencies, which stay `dependencies`.
  *
  * The bundle carries third-party code, so their licenses ship with it:
  * every package that a `// node_modules/<package>/...` module marker of the
@@ -157,6 +160,19 @@ async function bundleBin(): Promise<void> {
     "--output",
     bundle,
     ".stage/cli.node.ts",
+  ], out);
+  // The bin is that bundle minified (by bundling it again): half the bytes, and Node compiles it at start.
+  const minified = `${stage}cli.min.js`;
+  await run(Deno.execPath(), [
+    "bundle",
+    "--quiet",
+    "--no-config",
+    "--platform=node",
+    "--minify",
+    "--keep-names", // for any code that reads a class's or function's name
+    "--output",
+    minified,
+    bundle,
   ], out);
   const code = await Deno.readTextFile(bundle);
   // esbuild's marker before each module: its path, relative to the out dir.
@@ -226,10 +242,10 @@ async function bundleBin(): Promise<void> {
   );
   await Deno.writeTextFile(
     `${out}dist/cli.js`,
-    `#!/usr/bin/env node\n// ptc-fs-mcp ${VERSION}, the command-line server in one file: its own code bundled with\n` +
-      `// ${[...new Set(names)].sort().join(", ")} (and what they inline).\n` +
+    `#!/usr/bin/env node\n// ptc-fs-mcp ${VERSION}, the command-line server in one minified file: its own code (readable\n` +
+      `// in dist/src/) bundled with ${[...new Set(names)].sort().join(", ")} (and what they inline).\n` +
       `// Their licenses: THIRD_PARTY_LICENSES.txt beside this file.\n` +
-      code,
+      await Deno.readTextFile(minified),
   );
   await Deno.chmod(`${out}dist/cli.js`, 0o755);
 }

@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { chmodSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { makeRoot, RUNTIME, startServer, structured, toolErrorText, withServer } from "./_harness.ts";
-import { FsError, type FsPort, openRoot } from "../mod.ts";
+import { FsError, type FsPort, openRoot, ToolError } from "../mod.ts";
 import { toolContext } from "./_inprocess.ts";
 import { nodePort } from "../src/ports/node.ts";
 import type { Root } from "../src/root.ts";
@@ -21,6 +21,7 @@ import { listDirectory } from "../src/tools/list_directory.ts";
 import { readTextFile } from "../src/tools/read_text_file.ts";
 import { searchFiles } from "../src/tools/search_files.ts";
 import { searchText } from "../src/tools/search_text.ts";
+import { scanSlot } from "../src/search/scan.ts";
 
 /** Calls a tool's handler directly, as the server would; returns its value or its error's text. */
 async function call(root: Root, tool: Tool, args: Record<string, unknown>): Promise<unknown> {
@@ -125,6 +126,36 @@ test("search_text opens at most searchScanFiles files per call and resumes where
     assert.deepEqual(paths, ["f0.txt", "f2.txt", "f4.txt", "f6.txt"]);
     assert.equal(pages, 4, "two files a call: seven files take four calls");
   } finally {
+    temp.cleanup();
+  }
+});
+
+test("a search cancelled while it waits for a scan slot gives the slot up without touching the filesystem", async () => {
+  const temp = makeRoot({ "a.txt": "needle\n" });
+  const held = await Promise.all([scanSlot(), scanSlot(), scanSlot(), scanSlot()]); // every slot taken
+  try {
+    let touched = 0; // the port's calls once the root is open
+    const port: FsPort = {
+      ...nodePort,
+      lstat: (path) => (touched++, nodePort.lstat(path)),
+      readDir: (path) => (touched++, nodePort.readDir(path)),
+    };
+    const root = openRoot({ root: temp.path, include: ["**"], fs: port });
+    touched = 0;
+    const abort = new AbortController();
+    const waiting = Promise.resolve(searchText.run({ query: "needle" }, toolContext(root, abort.signal)));
+    abort.abort();
+    for (const release of held) release();
+    await assert.rejects(
+      waiting,
+      (error: unknown) => error instanceof ToolError && error.message === "cancelled",
+    );
+    assert.equal(touched, 0, "the cancelled call listed nothing");
+    // The slot it had is free again: a call now scans at once.
+    const { value } = await searchText.run({ query: "needle" }, toolContext(root));
+    assert.deepEqual(value.items.map((i) => i.path), ["a.txt"]);
+  } finally {
+    for (const release of held) release();
     temp.cleanup();
   }
 });

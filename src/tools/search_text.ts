@@ -58,6 +58,8 @@ export const searchText: Tool<typeof inputSchema, ReturnType<typeof pageSchema<t
     // At most `MAX_CONCURRENT_SCANS` calls scan at once; the others wait here, holding nothing.
     const release = await scanSlot();
     try {
+      // Cancelled while it waited: not even the scope is listed, and the slot goes to the next call at once.
+      if (ctx.signal.aborted) throw new ToolError("cancelled");
       return await searchPage(args, ctx);
     } finally {
       release();

@@ -7,11 +7,11 @@
  * @module
  */
 import { Buffer } from "node:buffer";
+import { setImmediate } from "node:timers";
 import { charBoundary, decodeStrict, decodeValid, Utf8Stream } from "../bytes.ts";
 import { checkRoot, openServedFile } from "../confine.ts";
 import { ROOT_MOVED_MESSAGE, ToolError } from "../errors.ts";
 import { identityOf } from "../identity.ts";
-import { LoopTurns } from "../loop_turns.ts";
 import { itemCost } from "../result_line.ts";
 import type { FileInfo } from "../ports/fs_port.ts";
 import { FsError } from "../ports/fs_port.ts";
@@ -72,7 +72,6 @@ export class Scan {
   #yieldedAt = performance.now(); // when the call last yielded (or started)
   readonly #windowBytes: number;
   #buffer: Buffer | null = null; // allocated on demand, only as large as the files need
-  readonly #turns = new LoopTurns();
 
   /** @param room Bytes the page's items may take in the result line. */
   constructor(root: Root, needle: Buffer, maxItems: number, room: number, signal: AbortSignal) {
@@ -178,9 +177,8 @@ export class Scan {
     long.tail = Buffer.from(part.subarray(Math.max(0, part.length - overlap)));
   }
 
-  /** Hands the window buffer back for the next call; the scan is over. */
+  /** Hands the window buffer back for the next call. */
   release(): void {
-    this.#turns.dispose();
     const buffer = this.#buffer;
     this.#buffer = null;
     if (buffer && buffer.length > (spareBuffer?.length ?? 0)) spareBuffer = buffer;
@@ -241,7 +239,10 @@ export class Scan {
   /** Yields once the call ran `YIELD_EVERY_MS` (across files too), and honours a cancellation. */
   async #checkpoint(): Promise<void> {
     if (performance.now() - this.#yieldedAt >= YIELD_EVERY_MS) {
-      await this.#turns.take(); // input read meanwhile, a cancellation included, is handled now
+      // A timer alone can resume the scan before stdin is polled again (and a cancellation
+      // read): the immediate after it runs only once the loop has polled for input.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      await new Promise((resolve) => setImmediate(resolve));
       this.#yieldedAt = performance.now();
       if (!this.#signal.aborted) checkRoot(this.#root); // the root may have moved meanwhile
     }

@@ -150,30 +150,23 @@ console.log(`built ptc-fs-mcp ${VERSION} into npm/`);
  * so the output is the same on every machine.
  */
 async function bundleBin(): Promise<void> {
+  const denoBundle = (entry: string, output: string, flags: string[]) =>
+    run(Deno.execPath(), [
+      "bundle",
+      "--quiet",
+      "--no-config",
+      "--platform=node",
+      ...flags,
+      "--output",
+      output,
+      entry,
+    ], out);
   const bundle = `${stage}cli.bundle.js`;
-  await run(Deno.execPath(), [
-    "bundle",
-    "--quiet",
-    "--no-config",
-    "--node-modules-dir=manual",
-    "--platform=node",
-    "--output",
-    bundle,
-    ".stage/cli.node.ts",
-  ], out);
+  await denoBundle(".stage/cli.node.ts", bundle, ["--node-modules-dir=manual"]);
   // The bin is that bundle minified (by bundling it again): half the bytes, and Node compiles it at start.
+  // Names are kept for any code that reads a class's or function's name.
   const minified = `${stage}cli.min.js`;
-  await run(Deno.execPath(), [
-    "bundle",
-    "--quiet",
-    "--no-config",
-    "--platform=node",
-    "--minify",
-    "--keep-names", // for any code that reads a class's or function's name
-    "--output",
-    minified,
-    bundle,
-  ], out);
+  await denoBundle(bundle, minified, ["--minify", "--keep-names"]);
   const code = await Deno.readTextFile(bundle);
   // esbuild's marker before each module: its path, relative to the out dir.
   const modules = [...code.matchAll(/^\/\/ ((?:\.stage|node_modules|\.\.)\/\S*\.(?:[cm]?[jt]sx?|json))$/gm)]

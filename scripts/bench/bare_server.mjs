@@ -20,8 +20,9 @@
  *   `ops`, recorded by `syscalls.ts` with paths relative to the root) with
  *   the port's own primitives, and discarding what they return, except that
  *   a `search_text` call searches the bytes each read returns for its query
- *   with the port's byte search: the floor of a server that makes the same
- *   system calls (and, searching, the same search);
+ *   with the port's byte search, yielding every 10 ms of that work as the
+ *   server's scan must: the floor of a server that makes the same system
+ *   calls (and, searching, the same search and yields);
  * - `extents INDEX FILE`: an SDK `McpServer` whose `read_text_file` reads each
  *   item's bytes from FILE at the offset and length the real server's item had
  *   (INDEX: JSON lines `{cursor, items: [[offset, length], ...], next_cursor,
@@ -51,6 +52,7 @@ import {
   readSync,
 } from "node:fs";
 import process from "node:process";
+import { setImmediate } from "node:timers";
 
 const [mode, pagesFile, target] = process.argv.slice(2);
 const replaying = mode === "calls" || mode === "syscalls";
@@ -109,6 +111,21 @@ const byteSearch = mode !== "syscalls"
 let searchRead; // what a read's bytes go through in the call being replayed, if it searches
 let matches = 0; // kept, so that no engine may drop the search as unused
 
+// A searching replay yields as the server's scan must (the contract: every ~10 ms of work), in the turn
+// the runtime's port names (`inputTurnFor` in `src/search/scan.ts`): two immediates on Node, a fresh timer
+// and an immediate on Deno, whose loop reads input only in a turn that waits.
+const YIELD_EVERY_MS = 10;
+const immediate = () => new Promise((resolve) => setImmediate(resolve));
+const inputTurn = typeof Deno === "undefined"
+  ? async () => {
+    await immediate();
+    await immediate();
+  }
+  : async () => {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await immediate();
+  };
+
 /** A recorded path (relative, `""` for the root) under the root given. */
 const under = (rel) => rel === "" ? target : `${target}/${rel}`;
 
@@ -134,9 +151,9 @@ const OPERATIONS = {
 
 /**
  * Makes a call's recorded operations, discarding what each returns or throws (the server met the same); with
- * `query` (a `search_text` call), searching the bytes of each read for it.
+ * `query` (a `search_text` call), searching the bytes of each read for it, and yielding as its scan must.
  */
-function makeOps(ops, query) {
+async function makeOps(ops, query) {
   const needle = query === undefined ? undefined : Buffer.from(query);
   const search = needle && byteSearch(needle);
   searchRead = search && ((bytes) => {
@@ -144,6 +161,7 @@ function makeOps(ops, query) {
     for (let at = find(0); at >= 0; at = find(at + needle.length)) matches++;
   });
   const fds = [];
+  let yieldedAt = performance.now();
   for (const [name, ...args] of ops) {
     const operation = OPERATIONS[name];
     if (operation === undefined) throw new Error(`unknown operation ${name}`);
@@ -151,6 +169,10 @@ function makeOps(ops, query) {
       operation(fds, ...args);
     } catch {
       // the same failure the server met, at the same cost
+    }
+    if (needle && performance.now() - yieldedAt >= YIELD_EVERY_MS) {
+      await inputTurn();
+      yieldedAt = performance.now();
     }
   }
 }
@@ -208,12 +230,14 @@ if (mode === "raw") {
             inputSchema: z.strictObject({ ...args, ...paging }),
             outputSchema: page(item),
           },
-          (call) => {
+          async (call) => {
             const recorded = answers.get(callKey(name, call));
             if (recorded === undefined) {
               return { isError: true, content: [{ type: "text", text: "not recorded" }] };
             }
-            if (mode === "syscalls") makeOps(recorded.ops, name === "search_text" ? call.query : undefined);
+            if (mode === "syscalls") {
+              await makeOps(recorded.ops, name === "search_text" ? call.query : undefined);
+            }
             const { page } = recorded;
             return { content: [{ type: "text", text: JSON.stringify(page) }], structuredContent: page };
           },

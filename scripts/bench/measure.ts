@@ -210,7 +210,7 @@ export function peakRow(
 /**
  * The reference row under a traversal's row: a bare SDK server answering the same recorded calls; with
  * `syscalls`, first making the filesystem operations the server made for each; with `syscalls and search`,
- * also searching the bytes they read (`search_text`).
+ * also searching the bytes they read and yielding every 10 ms of that work, as the scan must (`search_text`).
  */
 export function floorRow(
   section: Row["section"],
@@ -226,7 +226,8 @@ export function floorRow(
       ? `the same against ${server} bare SDK McpServer answering the recorded calls (floor)`
       : kind === "syscalls"
       ? `the same, ${making} (floor)`
-      : `the same, ${making} and searching the bytes they read with the port's byte search (floor)`,
+      : `the same, ${making}, searching the bytes they read with the port's byte search and yielding ` +
+        `to input every 10 ms, as the contract requires (floor)`,
     baseline: baselineText,
     unit: "×",
     values,

@@ -82,6 +82,11 @@ export interface FsPort {
   readonly unsupported?: string;
   /** The substring search this runtime runs fast (`search_text`): `buffer` (the default) or `latin1`. */
   readonly byteSearch?: "buffer" | "latin1";
+  /**
+   * How a long scan lets this runtime's event loop read input: `immediates` (Node polls for input between
+   * two of them) or `timer` (the default: a turn that waits, which Deno needs).
+   */
+  readonly inputTurn?: "immediates" | "timer";
   /** Resolves every link in `path` (used once, to pin the root). */
   realPath(path: string): string;
   /** No-follow stat; `null` when nothing is there. */

@@ -24,6 +24,7 @@ function readDir(path: string): DirEntry[] {
 /** The `FsPort` for Node.js; `unsupported` where `node:fs` lacks the no-follow open (Windows). */
 export const nodePort: FsPort = {
   ...descriptorPort(fsErrorOf, (path) => infoOf(fs.lstatSync(path, { bigint: true })), () => nodePort),
+  inputTurn: "immediates",
   realPath: (path) => attempt(fsErrorOf, () => fs.realpathSync(path)),
   readDir: (path) => attempt(fsErrorOf, () => readDir(path)),
   rename: (from, to) => attempt(fsErrorOf, () => fs.renameSync(from, to)),

@@ -13,7 +13,7 @@ import { checkRoot, openServedFile } from "../confine.ts";
 import { ROOT_MOVED_MESSAGE, ToolError } from "../errors.ts";
 import { identityOf } from "../identity.ts";
 import { itemCost } from "../result_line.ts";
-import type { FileInfo } from "../ports/fs_port.ts";
+import type { FileInfo, FsPort } from "../ports/fs_port.ts";
 import { FsError } from "../ports/fs_port.ts";
 import type { Root } from "../root.ts";
 import { searchMethodFor, type WindowSearch } from "./find_bytes.ts";
@@ -65,6 +65,7 @@ export class Scan {
   readonly #signal: AbortSignal;
   readonly #needle: Buffer;
   readonly #search: WindowSearch;
+  readonly #turn: () => Promise<void>;
   readonly #maxItems: number;
   #room: number;
   #scanned = 0;
@@ -79,6 +80,7 @@ export class Scan {
     this.#signal = signal;
     this.#needle = needle;
     this.#search = searchMethodFor(root.fs)(needle);
+    this.#turn = inputTurnFor(root.fs);
     this.#maxItems = maxItems;
     this.#room = room;
     this.#windowBytes = Math.max(4_096, Math.min(SCAN_WINDOW_BYTES, root.limits.searchScanBytes));
@@ -239,15 +241,34 @@ export class Scan {
   /** Yields once the call ran `YIELD_EVERY_MS` (across files too), and honours a cancellation. */
   async #checkpoint(): Promise<void> {
     if (performance.now() - this.#yieldedAt >= YIELD_EVERY_MS) {
-      // A timer alone can resume the scan before stdin is polled again (and a cancellation
-      // read): the immediate after it runs only once the loop has polled for input.
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      await new Promise((resolve) => setImmediate(resolve));
+      await this.#turn();
       this.#yieldedAt = performance.now();
       if (!this.#signal.aborted) checkRoot(this.#root); // the root may have moved meanwhile
     }
     if (this.#signal.aborted) throw new ToolError("cancelled");
   }
+}
+
+/**
+ * A turn of the event loop in which it reads input (a cancellation), as the port's runtime needs it.
+ *
+ * - Node polls for input once per loop, before it runs immediates: the first immediate may still run in the
+ *   loop that started the call, with no poll since, the second runs after one. Two cost about 0.15 ms.
+ * - Deno reads input only in a turn that waits: immediates, timers already due, or operations another thread
+ *   answers at once never let a cancellation in. A fresh timer waits about 2 ms there.
+ */
+export function inputTurnFor(fs: Pick<FsPort, "inputTurn">): () => Promise<void> {
+  const immediate = () => new Promise<void>((resolve) => setImmediate(resolve));
+  if (fs.inputTurn === "immediates") {
+    return async () => {
+      await immediate();
+      await immediate();
+    };
+  }
+  return async () => {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await immediate();
+  };
 }
 
 // For single bytes: an engine built-in on every runtime, where `Buffer` may add a layer first.

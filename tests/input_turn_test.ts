@@ -1,0 +1,51 @@
+/**
+ * The turn a long scan yields to (`inputTurnFor`): by the time it resolves, the event loop has read the input
+ * that was waiting. The probe is a pipe from a child `cat`: a line it echoes is waiting before the turn starts,
+ * which starts, as a call's scan does, in the callback that read the line before it.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { setImmediate } from "node:timers";
+import { inputTurnFor } from "../src/search/scan.ts";
+import { RUNTIME } from "./_harness.ts";
+
+/** Whether a line waiting in a pipe before `turn` starts has been read when it resolves. */
+async function readsWaitingInput(turn: () => Promise<void>): Promise<boolean> {
+  const echo = spawn("cat", [], { stdio: ["pipe", "pipe", "ignore"] });
+  try {
+    let received = "";
+    echo.stdout.setEncoding("utf8");
+    const first = new Promise<void>((resolve) => echo.stdout.once("data", () => resolve()));
+    echo.stdin.write("start\n");
+    await first; // from here on, in the callback that read the first line, as a call's scan starts
+    echo.stdout.on("data", (chunk: string) => (received += chunk));
+    echo.stdin.write("probe\n");
+    const until = performance.now() + 50;
+    while (performance.now() < until) {
+      // busy, as a scan is, while `cat` echoes the line: it is waiting in the pipe
+    }
+    await turn();
+    return received.includes("probe");
+  } finally {
+    echo.kill();
+  }
+}
+
+test(`${RUNTIME}: a scan's default turn, a fresh timer then an immediate, reads waiting input`, async () => {
+  for (let i = 0; i < 5; i++) assert.ok(await readsWaitingInput(inputTurnFor({})), `round ${i}`);
+});
+
+test(
+  "node: the Node port's turn, two immediates, reads waiting input; one immediate does not",
+  { skip: RUNTIME !== "node" },
+  async () => {
+    for (let i = 0; i < 5; i++) {
+      assert.ok(await readsWaitingInput(inputTurnFor({ inputTurn: "immediates" })), `round ${i}`);
+    }
+    // The first immediate still runs in the loop that read the line before, with no poll since: why the
+    // turn is two.
+    const one = () => new Promise<void>((resolve) => setImmediate(resolve));
+    assert.equal(await readsWaitingInput(one), false);
+  },
+);

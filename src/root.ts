@@ -16,6 +16,7 @@ import { Listing, ServedEntries, Tree } from "./listing.ts";
 import { type Found, Search } from "./path_search.ts";
 import { sameIdentity } from "./identity.ts";
 import { isTempName } from "./temp_names.ts";
+import type { Pacer } from "./pacing.ts";
 
 const RACY_MARGIN_MS = 50; // a listing read this soon after its directory changed is read again next time
 const SETTLED_READ_ATTEMPTS = 3; // reads of a directory that keeps changing while it is read
@@ -160,6 +161,33 @@ export class Root {
    */
   find(query: string, after: string | undefined, max: number): Found {
     return new Search(query, max).run(this.#tree("", false) ?? NO_TREE, after);
+  }
+
+  /**
+   * Reads the directories below `dir`, down to `depth` levels, that the cache does not hold yet, pausing at
+   * `pacer` between them, so that the walk which follows in the same call finds them cached instead of
+   * holding the event loop for all of them (a first walk of 310,000 files held input for 2 s). It reads only
+   * what that walk would read; what fails is left for the walk to meet.
+   * @internal
+   */
+  async prefetch(dir: string, depth: number, pacer: Pacer): Promise<void> {
+    const pending: [string, number][] = [[dir, depth]];
+    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+      const [at, left] = next;
+      let entry = this.#cache.get(at) ?? null;
+      if (entry === null) {
+        await pacer.checkpoint();
+        try {
+          entry = this.#entry(at, at !== dir); // as the walk reaches it: the top one named, the rest listed
+        } catch (error) {
+          if (!(error instanceof FsError)) throw error;
+        }
+      }
+      if (entry === null || left === 0) continue;
+      for (let k = entry.listing.subdirs.length - 1; k >= 0; k--) {
+        pending.push([this.#subdir(at, entry, k), left - 1]);
+      }
+    }
   }
 
   /** Served file paths at or below `dir`, in bytewise order. */

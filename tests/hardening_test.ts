@@ -277,3 +277,42 @@ test(`${RUNTIME}: an exclude ending in /** also covers the name before it: never
     assert.deepEqual(listed, ["ok.txt"]);
   });
 });
+
+test("the first listing of a large tree pauses for input between directories: a cancellation stops it", async () => {
+  // Seven directories, each read in 15 ms (longer than a pause's interval): the listing a call starts with
+  // would hold the event loop for all of them; it must pause, see the cancellation and read no more.
+  const files: Record<string, string> = {};
+  for (let d = 0; d < 6; d++) files[`d${d}/a.txt`] = "needle\n";
+  const temp = makeRoot(files);
+  try {
+    const cases: [Tool, Record<string, unknown>][] = [
+      [searchFiles, { query: "a" }],
+      [searchText, { query: "needle" }],
+      [listDirectory, {}],
+    ];
+    for (const [tool, args] of cases) {
+      const abort = new AbortController();
+      let reads = 0;
+      const port: FsPort = {
+        ...nodePort,
+        readDir(path) {
+          if (++reads === 2) abort.abort(); // the client cancels while the second directory is read
+          const until = performance.now() + 15;
+          while (performance.now() < until) {
+            // a directory that takes long to read
+          }
+          return nodePort.readDir(path);
+        },
+      };
+      const root = openRoot({ root: temp.path, include: ["**"], fs: port });
+      await assert.rejects(
+        Promise.resolve(tool.run(args as never, toolContext(root, abort.signal))),
+        (error: unknown) => error instanceof ToolError && error.message === "cancelled",
+        tool.name,
+      );
+      assert.ok(reads <= 3, `${tool.name} read ${reads} of 7 directories after its cancellation`);
+    }
+  } finally {
+    temp.cleanup();
+  }
+});

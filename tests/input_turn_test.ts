@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { setImmediate } from "node:timers";
-import { inputTurnFor } from "../src/search/scan.ts";
+import { inputTurnFor } from "../src/pacing.ts";
 import { RUNTIME } from "./_harness.ts";
 
 /** Whether a line waiting in a pipe before `turn` starts has been read when it resolves. */

@@ -112,7 +112,7 @@ let searchRead; // what a read's bytes go through in the call being replayed, if
 let matches = 0; // kept, so that no engine may drop the search as unused
 
 // A searching replay yields as the server's scan must (the contract: every ~10 ms of work), in the turn
-// the runtime's port names (`inputTurnFor` in `src/search/scan.ts`): two immediates on Node, a fresh timer
+// the runtime's port names (`inputTurnFor` in `src/pacing.ts`): two immediates on Node, a fresh timer
 // and an immediate on Deno, whose loop reads input only in a turn that waits.
 const YIELD_EVERY_MS = 10;
 const immediate = () => new Promise((resolve) => setImmediate(resolve));

@@ -1,19 +1,19 @@
 /**
  * The scan behind `search_text`: files read in windows of at most `SCAN_WINDOW_BYTES`, each searched with the
  * port's substring search. A line is reported whole (its text cut) or skipped whole when not UTF-8; one longer
- * than a window is streamed through. A call scans at most `searchScanBytes` and yields every `YIELD_EVERY_MS`.
+ * than a window is streamed through. A call scans at most `searchScanBytes`, pausing for input (`Pacer`).
  * Over 250 lines in one class because the window loop, long lines and budgets share one position and buffer.
  *
  * @module
  */
 import { Buffer } from "node:buffer";
-import { setImmediate } from "node:timers";
 import { charBoundary, decodeStrict, decodeValid, Utf8Stream } from "../bytes.ts";
-import { checkRoot, openServedFile } from "../confine.ts";
+import { openServedFile } from "../confine.ts";
 import { ROOT_MOVED_MESSAGE, ToolError } from "../errors.ts";
 import { identityOf } from "../identity.ts";
 import { itemCost } from "../result_line.ts";
-import type { FileInfo, FsPort } from "../ports/fs_port.ts";
+import type { FileInfo } from "../ports/fs_port.ts";
+import type { Pacer } from "../pacing.ts";
 import { FsError } from "../ports/fs_port.ts";
 import type { Root } from "../root.ts";
 import { searchMethodFor, type WindowSearch } from "./find_bytes.ts";
@@ -21,7 +21,6 @@ import { searchMethodFor, type WindowSearch } from "./find_bytes.ts";
 const MAX_LINE_TEXT_BYTES = 1_024;
 const SCAN_WINDOW_BYTES = 1024 * 1024;
 const MIN_BUFFER_BYTES = 64 * 1024; // so a run of small files does not regrow the buffer each time
-const YIELD_EVERY_MS = 10; // by time, not bytes: a cancellation is honoured soon however slow the scan
 const NEWLINE = 0x0a;
 const CR = 0x0d;
 
@@ -62,25 +61,25 @@ export class Scan {
   readonly items: Match[] = [];
   readonly after: Position[] = [];
   readonly #root: Root;
-  readonly #signal: AbortSignal;
+  readonly #pacer: Pacer;
   readonly #needle: Buffer;
   readonly #search: WindowSearch;
-  readonly #turn: () => Promise<void>;
   readonly #maxItems: number;
   #room: number;
   #scanned = 0;
   #files = 0; // files opened
-  #yieldedAt = performance.now(); // when the call last yielded (or started)
   readonly #windowBytes: number;
   #buffer: Buffer | null = null; // allocated on demand, only as large as the files need
 
-  /** @param room Bytes the page's items may take in the result line. */
-  constructor(root: Root, needle: Buffer, maxItems: number, room: number, signal: AbortSignal) {
+  /**
+   * @param room Bytes the page's items may take in the result line.
+   * @param pacer The call's pacing, shared with its listing.
+   */
+  constructor(root: Root, needle: Buffer, maxItems: number, room: number, pacer: Pacer) {
     this.#root = root;
-    this.#signal = signal;
+    this.#pacer = pacer;
     this.#needle = needle;
     this.#search = searchMethodFor(root.fs)(needle);
-    this.#turn = inputTurnFor(root.fs);
     this.#maxItems = maxItems;
     this.#room = room;
     this.#windowBytes = Math.max(4_096, Math.min(SCAN_WINDOW_BYTES, root.limits.searchScanBytes));
@@ -95,7 +94,7 @@ export class Scan {
     }
     // In this call's first file, stop for the budget only past `from`: every call makes progress.
     const first = this.#scanned === 0;
-    await this.#checkpoint();
+    await this.#pacer.checkpoint();
     this.#files++;
     let opened;
     try {
@@ -160,7 +159,7 @@ export class Scan {
         if (long === null && this.#scanned >= root.limits.searchScanBytes && (base > from.o || !first)) {
           return { f: from.f, o: base, l: line };
         }
-        await this.#checkpoint();
+        await this.#pacer.checkpoint();
       }
       return null;
     } finally {
@@ -237,38 +236,6 @@ export class Scan {
     this.#room -= cost;
     return null;
   }
-
-  /** Yields once the call ran `YIELD_EVERY_MS` (across files too), and honours a cancellation. */
-  async #checkpoint(): Promise<void> {
-    if (performance.now() - this.#yieldedAt >= YIELD_EVERY_MS) {
-      await this.#turn();
-      this.#yieldedAt = performance.now();
-      if (!this.#signal.aborted) checkRoot(this.#root); // the root may have moved meanwhile
-    }
-    if (this.#signal.aborted) throw new ToolError("cancelled");
-  }
-}
-
-/**
- * A turn of the event loop in which it reads input (a cancellation), as the port's runtime needs it.
- *
- * - Node polls for input once per loop, before it runs immediates: the first immediate may still run in the
- *   loop that started the call, with no poll since, the second runs after one. Two cost about 0.15 ms.
- * - Deno reads input only in a turn that waits: immediates, timers already due, or operations another thread
- *   answers at once never let a cancellation in. A fresh timer waits about 2 ms there.
- */
-export function inputTurnFor(fs: Pick<FsPort, "inputTurn">): () => Promise<void> {
-  const immediate = () => new Promise<void>((resolve) => setImmediate(resolve));
-  if (fs.inputTurn === "immediates") {
-    return async () => {
-      await immediate();
-      await immediate();
-    };
-  }
-  return async () => {
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    await immediate();
-  };
 }
 
 // For single bytes: an engine built-in on every runtime, where `Buffer` may add a layer first.

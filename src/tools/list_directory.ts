@@ -14,6 +14,7 @@ import { admit, checkPathArgument, notFound, notServed, refusal } from "../confi
 import { Digest } from "../hashing.ts";
 import { ToolError } from "../errors.ts";
 import { fitPage, pageSchema } from "../page.ts";
+import { Pacer } from "../pacing.ts";
 import { firstIndex, type ServedEntries } from "../listing.ts";
 import { joinRelative } from "../paths.ts";
 import { argumentsSchema, pageCap, pagingArgs, READ_ONLY, type Tool } from "./tool.ts";
@@ -42,13 +43,16 @@ export const listDirectory: Tool<typeof inputSchema, ReturnType<typeof pageSchem
   inputSchema,
   outputSchema: pageSchema(item),
   annotations: READ_ONLY,
-  run({ path = "", cursor, limit }, ctx) {
+  async run({ path = "", cursor, limit }, ctx) {
     const { root } = ctx;
     const dir = checkPathArgument(root, path, true);
     const may = admit(root, dir, "either"); // from the name first: an unserved path is never touched
-    let entries: ServedEntries | null;
+    let entries: ServedEntries | null = null;
     try {
-      entries = may.directory ? root.entries(dir) : null;
+      if (may.directory) {
+        await root.prefetch(dir, 1, new Pacer(root, ctx.signal)); // its subdirectories: which serve
+        entries = root.entries(dir);
+      }
       if (entries === null && may.file && root.isFile(dir)) {
         throw new ToolError(`${shownPath(dir)} is a file, not a directory; read it with read_text_file`);
       }

@@ -9,6 +9,7 @@ import * as z from "zod";
 import { assertState } from "../cursor.ts";
 import { Digest } from "../hashing.ts";
 import { fitPage, pageSchema } from "../page.ts";
+import { Pacer } from "../pacing.ts";
 import { argumentsSchema, checkQuery, pageCap, pagingArgs, queryArg, READ_ONLY, type Tool } from "./tool.ts";
 
 const item = z.object({ path: z.string().describe("Relative to the root.") });
@@ -29,11 +30,12 @@ export const searchFiles: Tool<typeof inputSchema, ReturnType<typeof pageSchema<
   inputSchema,
   outputSchema: pageSchema(item),
   annotations: READ_ONLY,
-  run({ query, cursor, limit }, ctx) {
+  async run({ query, cursor, limit }, ctx) {
     checkQuery(ctx.root, query);
     const args = { query };
     const claims = cursor === undefined ? undefined : ctx.cursors.open(cursor, NAME, args);
     const after = claims?.position;
+    await ctx.root.prefetch("", Infinity, new Pacer(ctx.root, ctx.signal));
     const found = ctx.root.find(query, after, pageCap(ctx, limit));
     if (claims) assertState(claims, found.state);
     const candidates = found.paths.map((path) => ({ path }));

@@ -15,6 +15,7 @@ import { Digest } from "../hashing.ts";
 import { identityOf, IdentityRecords } from "../identity.ts";
 import { fitPage, type Page, pageSchema } from "../page.ts";
 import type { Root } from "../root.ts";
+import { Pacer } from "../pacing.ts";
 import { type Match, type Position, Scan, scanSlot } from "../search/scan.ts";
 import {
   argumentsSchema,
@@ -77,7 +78,8 @@ async function searchPage(
   const scope = checkPathArgument(root, path, true);
   const args = { query, path: scope };
   const claims = cursor === undefined ? undefined : ctx.cursors.open(cursor, NAME, args);
-  const files = scopeFiles(root, scope);
+  const pacer = new Pacer(root, ctx.signal);
+  const files = await scopeFiles(root, scope, pacer);
 
   const paths = new Digest().text(files.length === 0 ? "" : `${files.join("\n")}\n`).hex();
   const identities = new IdentityRecords(files.length); // of every file up to the position
@@ -97,7 +99,7 @@ async function searchPage(
     if (index > 0 && files[index - 1] === start.f) index--; // resume in it
   }
 
-  const scan = new Scan(root, Buffer.from(query), pageCap(ctx, limit), ctx.maxBytes, ctx.signal);
+  const scan = new Scan(root, Buffer.from(query), pageCap(ctx, limit), ctx.maxBytes, pacer);
   let position: Position | null = null; // where this call stopped, if it did
   try {
     for (; index < files.length && position === null; index++) {
@@ -141,12 +143,15 @@ function parsePosition(text: string): Position {
 }
 
 /** The served files a scope names: one file, or every file below a directory. */
-function scopeFiles(root: Root, scope: string): string[] {
+async function scopeFiles(root: Root, scope: string, pacer: Pacer): Promise<string[]> {
   const may = admit(root, scope, "either"); // from the name first: an unserved scope is never touched
   let files: string[] = [];
   try {
     if (may.file && root.isFile(scope)) return [scope];
-    if (may.directory) files = [...root.files(scope)];
+    if (may.directory) {
+      await root.prefetch(scope, Infinity, pacer);
+      files = [...root.files(scope)];
+    }
   } catch (error) {
     throw refusal(error, scope);
   }

@@ -72,6 +72,7 @@ export class Root {
   readonly #pin: FileInfo;
   readonly #cache = new Map<string, CachedDir>();
   #cachedNames = 0;
+  #fresh: Set<CachedDir> | null = null; // while a `walkPaced` walk runs: the directories it validated
 
   /** @ignore Use `openRoot`. */
   constructor(
@@ -164,29 +165,38 @@ export class Root {
   }
 
   /**
-   * Reads the directories below `dir`, down to `depth` levels, that the cache does not hold yet, pausing at
-   * `pacer` between them, so that the walk which follows in the same call finds them cached instead of
-   * holding the event loop for all of them (a first walk of 310,000 files held input for 2 s). It reads only
-   * what that walk would read; what fails is left for the walk to meet.
+   * Runs `walk`, a synchronous walk from `dir` down to `depth` levels, after validating first, one directory
+   * at a time and pausing at `pacer` between them, every directory it will reach: each is lstatted and, if
+   * new or changed, read, exactly as the walk would, and only a directory validated so is descended into
+   * (a cached one replaced by a link is never walked through). The walk then trusts those directories, so
+   * it holds the event loop only for its own bookkeeping (a first walk of 310,000 files held input for 2 s).
+   * What fails here is left for the walk to meet.
    * @internal
    */
-  async prefetch(dir: string, depth: number, pacer: Pacer): Promise<void> {
+  async walkPaced<T>(dir: string, depth: number, pacer: Pacer, walk: () => T): Promise<T> {
+    const fresh = new Set<CachedDir>();
     const pending: [string, number][] = [[dir, depth]];
     for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
       const [at, left] = next;
-      let entry = this.#cache.get(at) ?? null;
-      if (entry === null) {
-        await pacer.checkpoint();
-        try {
-          entry = this.#entry(at, at !== dir); // as the walk reaches it: the top one named, the rest listed
-        } catch (error) {
-          if (!(error instanceof FsError)) throw error;
-        }
+      await pacer.checkpoint();
+      let entry: CachedDir | null = null;
+      try {
+        entry = this.#entry(at, at !== dir); // as the walk reaches it: the top one named, the rest listed
+      } catch (error) {
+        if (!(error instanceof FsError)) throw error;
       }
-      if (entry === null || left === 0) continue;
+      if (entry === null) continue;
+      if (at !== "") fresh.add(entry); // the root is checked again by the walk: its pin
+      if (left === 0) continue;
       for (let k = entry.listing.subdirs.length - 1; k >= 0; k--) {
         pending.push([this.#subdir(at, entry, k), left - 1]);
       }
+    }
+    this.#fresh = fresh; // synchronous from here to the end: no other call runs meanwhile
+    try {
+      return walk();
+    } finally {
+      this.#fresh = null;
     }
   }
 
@@ -234,6 +244,7 @@ export class Root {
   }
 
   #validate(dir: string, cached: CachedDir | undefined): CachedDir | null {
+    if (cached && this.#fresh?.has(cached)) return cached; // validated by this call's `walkPaced`
     const now = Date.now();
     const info = this.fs.lstat(this.#abs(dir));
     if (dir === "") this.#assertPinned(info); // a walk never starts from a directory swapped in

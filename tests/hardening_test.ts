@@ -316,3 +316,46 @@ test("the first listing of a large tree pauses for input between directories: a 
     temp.cleanup();
   }
 });
+
+test("a resumed search pauses for input while it checks the files before its position: a cancellation stops it", async () => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 1_200; i++) files[`f${String(i).padStart(4, "0")}.txt`] = "x\n";
+  const temp = makeRoot(files);
+  try {
+    const plain = openRoot({
+      root: temp.path,
+      include: ["**"],
+      limits: { searchScanFiles: 1_000 },
+      fs: nodePort,
+    });
+    const { cursors } = toolContext(plain); // one key for both calls: the cursor must open
+    const first = (await searchText.run({ query: "needle" }, { ...toolContext(plain), cursors })).value;
+    assert.ok(first.next_cursor, "the first page stops at its file budget");
+    // The resumed call checks the identity of the 1,000 files before its position, one lstat each (slow
+    // here); the client cancels during the 300th.
+    const abort = new AbortController();
+    let lstats = 0;
+    const port: FsPort = {
+      ...nodePort,
+      lstat(path) {
+        if (path.endsWith(".txt")) {
+          if (++lstats === 300) abort.abort();
+          const until = performance.now() + 0.1;
+          while (performance.now() < until) {
+            // a slow filesystem
+          }
+        }
+        return nodePort.lstat(path);
+      },
+    };
+    const root = openRoot({ root: temp.path, include: ["**"], limits: { searchScanFiles: 1_000 }, fs: port });
+    const ctx = { ...toolContext(root, abort.signal), cursors };
+    await assert.rejects(
+      Promise.resolve(searchText.run({ query: "needle", cursor: first.next_cursor as string }, ctx)),
+      (error: unknown) => error instanceof ToolError && error.message === "cancelled",
+    );
+    assert.ok(lstats < 1_000, `${lstats} files checked after the cancellation`);
+  } finally {
+    temp.cleanup();
+  }
+});

@@ -12,7 +12,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmodSync, readFileSync, realpathSync, statSync, symlinkSync } from "node:fs";
+import { chmodSync, readFileSync, realpathSync, renameSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { makeRoot, RUNTIME, startServerUnder, structured, toolErrorText, traverse } from "./_harness.ts";
 
@@ -198,6 +198,42 @@ test(
     } finally {
       await server.close().catch(() => server.child.kill("SIGKILL"));
       root.cleanup();
+      traceDir.cleanup();
+    }
+  },
+);
+
+test(
+  `${RUNTIME}: under strace, a cached directory replaced by a link between calls is never walked through`,
+  { skip: SKIP },
+  async () => {
+    // `list_directory` caches `a` (and reads `a/s1` to see it serves); `a` then becomes a link to a tree
+    // outside. The next walks must see the link at `a` and look no further: nothing below it is named.
+    const root = makeRoot({ "a/f.txt": "x\n", "a/s1/deep/h.txt": "h\n" });
+    const outside = makeRoot({ "s1/OUTSIDE-4e1b/more/k.txt": "k\n" });
+    const traceDir = makeRoot();
+    const traceFile = join(traceDir.path, "trace.txt");
+    const strace = ["strace", "-f", "-qq", "-s", "0", "-e", "trace=file,desc", "-o", traceFile, "--"];
+    const server = startServerUnder(strace, root.path, ["--include", "**"]);
+    try {
+      const listing = await traverse(server, "list_directory", {});
+      assert.deepEqual(listing.items.map((i: { name: string }) => i.name), ["a"]);
+      renameSync(join(root.path, "a"), join(traceDir.path, "old-a"));
+      symlinkSync(outside.path, join(root.path, "a"));
+      for (
+        const [tool, args] of [["search_files", { query: "k" }], ["search_text", { query: "k" }]] as const
+      ) {
+        assert.deepEqual(structured(await server.call(tool, args)).items, [], tool);
+      }
+      assert.match(toolErrorText(await server.call("list_directory", { path: "a" })), /symbolic link/);
+      assert.equal(await server.close(), 0);
+      const below = readFileSync(traceFile, "utf8").split("\n")
+        .filter((l) => l.includes(`${realpathSync(root.path)}/a/`) || l.includes("OUTSIDE-4e1b"));
+      assert.deepEqual(below, []);
+    } finally {
+      await server.close().catch(() => server.child.kill("SIGKILL"));
+      root.cleanup();
+      outside.cleanup();
       traceDir.cleanup();
     }
   },

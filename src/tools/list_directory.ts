@@ -50,8 +50,8 @@ export const listDirectory: Tool<typeof inputSchema, ReturnType<typeof pageSchem
     let entries: ServedEntries | null = null;
     try {
       if (may.directory) {
-        await root.prefetch(dir, 1, new Pacer(root, ctx.signal)); // its subdirectories: which serve
-        entries = root.entries(dir);
+        // Its subdirectories are read too: which of them serve something decides what it shows.
+        entries = await root.walkPaced(dir, 1, new Pacer(root, ctx.signal), () => root.entries(dir));
       }
       if (entries === null && may.file && root.isFile(dir)) {
         throw new ToolError(`${shownPath(dir)} is a file, not a directory; read it with read_text_file`);

@@ -35,8 +35,13 @@ export const searchFiles: Tool<typeof inputSchema, ReturnType<typeof pageSchema<
     const args = { query };
     const claims = cursor === undefined ? undefined : ctx.cursors.open(cursor, NAME, args);
     const after = claims?.position;
-    await ctx.root.prefetch("", Infinity, new Pacer(ctx.root, ctx.signal));
-    const found = ctx.root.find(query, after, pageCap(ctx, limit));
+    const pacer = new Pacer(ctx.root, ctx.signal);
+    const found = await ctx.root.walkPaced(
+      "",
+      Infinity,
+      pacer,
+      () => ctx.root.find(query, after, pageCap(ctx, limit)),
+    );
     if (claims) assertState(claims, found.state);
     const candidates = found.paths.map((path) => ({ path }));
 

@@ -93,6 +93,7 @@ async function searchPage(
   if (claims) {
     start = parsePosition(claims.position);
     for (; index < files.length && compareBytewise(files[index], start.f) <= 0; index++) {
+      if (index % 256 === 0) await pacer.checkpoint(); // one lstat a file, for every file before the position
       identities.set(index, identityOf(root, files[index]));
     }
     assertState(claims, stateAt(start.f));
@@ -149,8 +150,7 @@ async function scopeFiles(root: Root, scope: string, pacer: Pacer): Promise<stri
   try {
     if (may.file && root.isFile(scope)) return [scope];
     if (may.directory) {
-      await root.prefetch(scope, Infinity, pacer);
-      files = [...root.files(scope)];
+      files = await root.walkPaced(scope, Infinity, pacer, () => [...root.files(scope)]);
     }
   } catch (error) {
     throw refusal(error, scope);

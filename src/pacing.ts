@@ -52,14 +52,17 @@ export class Pacer {
   /**
    * Pauses once the call ran `YIELD_EVERY_MS`, then checks the root pin (it may have moved meanwhile: nothing
    * more is read under a root path that names another directory); throws `cancelled` once the client
-   * cancelled the call.
+   * cancelled the call. Returns whether it paused: anything the call checked before may have changed since.
    */
-  async checkpoint(): Promise<void> {
+  async checkpoint(): Promise<boolean> {
+    let paused = false;
     if (performance.now() - this.#pausedAt >= YIELD_EVERY_MS) {
       await this.#turn();
       this.#pausedAt = performance.now();
+      paused = true;
       if (!this.#signal.aborted) checkRoot(this.#root);
     }
     if (this.#signal.aborted) throw new ToolError("cancelled");
+    return paused;
   }
 }

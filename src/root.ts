@@ -23,6 +23,9 @@ const SETTLED_READ_ATTEMPTS = 3; // reads of a directory that keeps changing whi
 const MAX_CACHED_NAMES = 2_000_000; // then the cache starts over
 const NO_TREE = new Tree(new Listing([]), []);
 
+/** The directories a `walkPaced` pass validated, by path: its walk trusts them without a system call. */
+type Fresh = Map<string, CachedDir>;
+
 /** A cached directory: its listing, the identity it was read under, and what was derived from it. */
 interface CachedDir {
   info: FileInfo;
@@ -36,6 +39,18 @@ interface CachedDir {
 
 function depthOf(dir: string): number {
   return dir === "" ? 0 : dir.split("/").length;
+}
+
+/** Drops `dir` (when one is given) and every directory below it from `fresh`; returns whether it did. */
+function dropReplaced(fresh: Fresh, dir: string | undefined): boolean {
+  if (dir === undefined) return false;
+  for (const path of fresh.keys()) if (path === dir || path.startsWith(`${dir}/`)) fresh.delete(path);
+  return true;
+}
+
+/** The directory holding `rel` (`""`: the root). */
+function parentOf(rel: string): string {
+  return rel.slice(0, Math.max(rel.lastIndexOf("/"), 0));
 }
 
 /** What `openRoot` accepts. */
@@ -72,7 +87,8 @@ export class Root {
   readonly #pin: FileInfo;
   readonly #cache = new Map<string, CachedDir>();
   #cachedNames = 0;
-  #fresh: Set<CachedDir> | null = null; // while a `walkPaced` walk runs: the directories it validated
+  #fresh: Fresh | null = null; // while a `walkPaced` walk runs: the directories it validated
+  #unchanged: Set<string> | null = null; // during that walk (which cannot pause): those checked since
 
   /** @ignore Use `openRoot`. */
   constructor(
@@ -166,19 +182,25 @@ export class Root {
 
   /**
    * Runs `walk`, a synchronous walk from `dir` down to `depth` levels, after validating first, one directory
-   * at a time and pausing at `pacer` between them, every directory it will reach: each is lstatted and, if
-   * new or changed, read, exactly as the walk would, and only a directory validated so is descended into
-   * (a cached one replaced by a link is never walked through). The walk then trusts those directories, so
-   * it holds the event loop only for its own bookkeeping (a first walk of 310,000 files held input for 2 s).
+   * at a time and pausing at `pacer` between them, every directory it will reach: those down to `depth`, and
+   * below the last level those its search for a served file reaches (`#serves`). Each is lstatted and, if new
+   * or changed, read, exactly as the walk would, and only a directory validated so is descended into (a
+   * cached one replaced by a link is never walked through). The walk then trusts those directories, so it
+   * holds the event loop only for its own bookkeeping (a first walk of 310,000 files held input for 2 s).
    * What fails here is left for the walk to meet.
    * @internal
    */
   async walkPaced<T>(dir: string, depth: number, pacer: Pacer, walk: () => T): Promise<T> {
-    const fresh = new Set<CachedDir>();
+    const fresh: Fresh = new Map();
     const pending: [string, number][] = [[dir, depth]];
     for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
       const [at, left] = next;
-      await pacer.checkpoint();
+      const paused = await pacer.checkpoint();
+      if (at !== dir) {
+        // After a pause the directories above it may have been replaced: below one that was, none is read.
+        if (paused && dropReplaced(fresh, this.#replacedAbove(at, fresh))) continue;
+        if (parentOf(at) !== "" && !fresh.has(parentOf(at))) continue; // below one dropped
+      }
       let entry: CachedDir | null = null;
       try {
         entry = this.#entry(at, at !== dir); // as the walk reaches it: the top one named, the rest listed
@@ -186,18 +208,74 @@ export class Root {
         if (!(error instanceof FsError)) throw error;
       }
       if (entry === null) continue;
-      if (at !== "") fresh.add(entry); // the root is checked again by the walk: its pin
-      if (left === 0) continue;
+      if (at !== "") fresh.set(at, entry); // the root is checked again by the walk: its pin
+      if (left === 0) {
+        // At its depth, the walk asks whether anything below is served (`#serves`): search that here too.
+        await this.#servesPaced(at, entry, pacer, fresh);
+        continue;
+      }
       for (let k = entry.listing.subdirs.length - 1; k >= 0; k--) {
         pending.push([this.#subdir(at, entry, k), left - 1]);
       }
     }
     this.#fresh = fresh; // synchronous from here to the end: no other call runs meanwhile
+    this.#unchanged = new Set();
     try {
       return walk();
     } finally {
       this.#fresh = null;
+      this.#unchanged = null;
     }
+  }
+
+  /**
+   * `#serves` for a validated `entry`, as `walkPaced` runs it: the same directories in the same order, each
+   * validated after a pause and added to `fresh`, so the walk's own search reads nothing more (unless another
+   * call moved a directory's hint meanwhile; that search is then exact, only not paused).
+   */
+  async #servesPaced(dir: string, entry: CachedDir, pacer: Pacer, fresh: Fresh): Promise<boolean> {
+    if (entry.listing.files > 0) return true;
+    const { subdirs } = entry.listing;
+    for (let j = 0; j < subdirs.length; j++) {
+      const sub = this.#subdir(dir, entry, (entry.hint + j) % subdirs.length);
+      if (await pacer.checkpoint() && dropReplaced(fresh, this.#replacedAbove(sub, fresh))) return false;
+      if (!fresh.has(dir)) return false; // dropped below: left to the walk too
+      let child: CachedDir | null = null;
+      try {
+        child = this.#entry(sub, true);
+      } catch (error) {
+        if (!(error instanceof FsError)) throw error;
+      }
+      if (child === null) continue;
+      fresh.set(sub, child);
+      if (await this.#servesPaced(sub, child, pacer, fresh)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * The first directory above `rel` that is no longer the one this call validated (a `lstat` each: the
+   * same inode, still a directory), or `undefined` when a path through them still ends inside the root.
+   * Asked after a pause, when any of them may have been replaced by a link, and by the walk before it reads,
+   * below a directory the pass validated, one the pass did not.
+   */
+  #replacedAbove(rel: string, fresh: Fresh): string | undefined {
+    for (let at = rel.indexOf("/"); at >= 0; at = rel.indexOf("/", at + 1)) {
+      const above = rel.slice(0, at);
+      if (this.#unchanged?.has(above)) continue;
+      const known = fresh.get(above) ?? this.#cache.get(above);
+      let now: FileInfo | null = null;
+      try {
+        now = this.fs.lstat(this.#abs(above));
+      } catch (error) {
+        if (!(error instanceof FsError)) throw error;
+      }
+      if (!known || now?.kind !== "directory" || now.ino !== known.info.ino || now.dev !== known.info.dev) {
+        return above;
+      }
+      this.#unchanged?.add(above);
+    }
+    return undefined;
   }
 
   /** Served file paths at or below `dir`, in bytewise order. */
@@ -244,7 +322,12 @@ export class Root {
   }
 
   #validate(dir: string, cached: CachedDir | undefined): CachedDir | null {
-    if (cached && this.#fresh?.has(cached)) return cached; // validated by this call's `walkPaced`
+    if (this.#fresh) {
+      if (cached && this.#fresh.get(dir) === cached) return cached; // validated by this call's `walkPaced`
+      // One it did not validate (a child it found gone, a hint another call moved): the directories above,
+      // trusted without a system call, may have been replaced since, so the path must still run through them.
+      if (this.#fresh.has(parentOf(dir)) && this.#replacedAbove(dir, this.#fresh) !== undefined) return null;
+    }
     const now = Date.now();
     const info = this.fs.lstat(this.#abs(dir));
     if (dir === "") this.#assertPinned(info); // a walk never starts from a directory swapped in

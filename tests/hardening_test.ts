@@ -9,8 +9,8 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, realpathSync, renameSync, statSync, symlinkSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { makeRoot, RUNTIME, startServer, structured, toolErrorText, withServer } from "./_harness.ts";
 import { FsError, type FsPort, openRoot, ToolError } from "../mod.ts";
 import { toolContext } from "./_inprocess.ts";
@@ -312,6 +312,154 @@ test("the first listing of a large tree pauses for input between directories: a 
       );
       assert.ok(reads <= 3, `${tool.name} read ${reads} of 7 directories after its cancellation`);
     }
+  } finally {
+    temp.cleanup();
+  }
+});
+
+test("list_directory pauses while it searches below a subdirectory for a served file: a cancellation stops it", async () => {
+  // `top` serves one file, six directories down its last branch: whether the root's listing shows `top`
+  // depends on directories below the depth the listing reads, each read in 15 ms here.
+  const files: Record<string, string> = { "top/d5/a.md": "" };
+  for (let d = 0; d < 5; d++) files[`top/d${d}/a.txt`] = "";
+  const temp = makeRoot(files);
+  try {
+    const abort = new AbortController();
+    let reads = 0;
+    const port: FsPort = {
+      ...nodePort,
+      readDir(path) {
+        if (++reads === 3) abort.abort(); // the client cancels while `top/d0` is read
+        const until = performance.now() + 15;
+        while (performance.now() < until) {
+          // a directory that takes long to read
+        }
+        return nodePort.readDir(path);
+      },
+    };
+    const root = openRoot({ root: temp.path, include: ["**/*.md"], fs: port });
+    await assert.rejects(
+      Promise.resolve(listDirectory.run({} as never, toolContext(root, abort.signal))),
+      (error: unknown) => error instanceof ToolError && error.message === "cancelled",
+    );
+    assert.ok(reads <= 4, `read ${reads} of 8 directories after its cancellation`);
+    // Uncancelled, the same search finds the file and the listing shows `top`.
+    const listed = await call(
+      openRoot({ root: temp.path, include: ["**/*.md"], fs: nodePort }),
+      listDirectory,
+      {},
+    );
+    assert.deepEqual((listed as { items: { path: string }[] }).items.map((i) => i.path), ["top"]);
+  } finally {
+    temp.cleanup();
+  }
+});
+
+/**
+ * The Node port under a racing actor: reading `slow` takes 15 ms, so the walk pauses after it, and at the
+ * root-pin check after that pause `swapped` becomes a link to `outside`; `goneOnce` is missing at its first
+ * lstat. `outside` lists every system call that reached outside the root.
+ */
+function racingPort(
+  base: string,
+  { slow, swapped, goneOnce }: { slow: string; swapped: string; goneOnce?: string },
+): { port: FsPort; outside: string[]; swappedYet(): boolean } {
+  const served = join(base, "root");
+  const inside = (real: string) => real === served || real.startsWith(`${served}/`);
+  const outside: string[] = [];
+  let armed = false;
+  let done = false;
+  const port: FsPort = {
+    ...nodePort,
+    lstat(path) {
+      if (path === served && armed && !done) {
+        done = true;
+        renameSync(join(served, swapped), join(base, "moved"));
+        symlinkSync(join(base, "outside"), join(served, swapped));
+      }
+      if (path !== served && !inside(realpathSync(dirname(path)))) outside.push(`lstat ${path}`);
+      if (goneOnce && path === join(served, goneOnce)) {
+        goneOnce = undefined;
+        return null;
+      }
+      return nodePort.lstat(path);
+    },
+    readDir(path) {
+      if (!inside(realpathSync(path))) outside.push(`readDir ${path}`);
+      if (path === join(served, slow)) {
+        const until = performance.now() + 15;
+        while (performance.now() < until) {
+          // a directory that takes long to read
+        }
+        armed = true;
+      }
+      return nodePort.readDir(path);
+    },
+  };
+  return { port, outside, swappedYet: () => done };
+}
+
+test("a parent replaced by a link while a listing pauses is never read through", async () => {
+  // After the slow `a/b/l`, `a/b` (or `a`) becomes a link to a tree outside the root holding served files
+  // where `m`, `n` and `c` would be. Nothing there may be read, listed, or decide what a listing shows: not
+  // the next directory, checked again after the pause, nor its siblings or its parent's, which follow with no
+  // pause in between.
+  const cases: [Tool, Record<string, unknown>, string][] = [
+    [searchFiles, { query: "OUTSIDE" }, "a/b"],
+    [searchFiles, { query: "OUTSIDE" }, "a"],
+    [searchText, { query: "secret" }, "a/b"],
+    [listDirectory, {}, "a/b"],
+    [listDirectory, {}, "a"],
+  ];
+  for (const [tool, args, swapped] of cases) {
+    const temp = makeRoot({
+      "root/a/b/l/x.txt": "",
+      "root/a/b/m/": "",
+      "root/a/b/n/": "",
+      "root/a/c/": "",
+      ...Object.fromEntries(
+        ["m", "n", "c", "b/m", "b/n"].map((d) => [`outside/${d}/OUTSIDE.md`, "secret\n"]),
+      ),
+    });
+    const label = `${tool.name}, ${swapped} swapped`;
+    try {
+      const base = realpathSync(temp.path);
+      const { port, outside, swappedYet } = racingPort(base, { slow: "a/b/l", swapped });
+      const root = openRoot({ root: join(base, "root"), include: ["**/*.md"], fs: port });
+      const value = await call(root, tool, args) as { items: unknown[] };
+      assert.ok(swappedYet(), `${label}: the walk paused after a/b/l`);
+      assert.deepEqual(outside, [], `${label}: reached outside the root`);
+      assert.deepEqual(value.items, [], `${label}: showed what lies outside the root`);
+    } finally {
+      temp.cleanup();
+    }
+  }
+});
+
+test("a directory the walk's first pass found missing is reached only through parents checked again", async () => {
+  // The first pass finds `a/b/c/m` missing and moves on; after the slow `a/b/c/p` it pauses, `a/b` becomes a
+  // link meanwhile, and it validates `a/z`. The walk that follows trusts `a`, `a/b` and `a/b/c` as validated
+  // and looks up `a/b/c/m` again, and `a/b/c/p` after it: only through `a/b` checked again, never through the
+  // link to `outside/c`.
+  const temp = makeRoot({
+    "root/a/b/c/m/": "",
+    "root/a/b/c/p/x.txt": "",
+    "root/a/z/": "",
+    "outside/c/m/OUTSIDE.md": "",
+    "outside/c/p/OUTSIDE.md": "",
+  });
+  try {
+    const base = realpathSync(temp.path);
+    const { port, outside, swappedYet } = racingPort(base, {
+      slow: "a/b/c/p",
+      swapped: "a/b",
+      goneOnce: "a/b/c/m",
+    });
+    const root = openRoot({ root: join(base, "root"), include: ["**/*.md"], fs: port });
+    const value = await call(root, searchFiles, { query: "OUTSIDE" }) as { items: unknown[] };
+    assert.ok(swappedYet(), "the walk paused after a/b/c/p");
+    assert.deepEqual(outside, [], "reached outside the root");
+    assert.deepEqual(value.items, [], "showed what lies outside the root");
   } finally {
     temp.cleanup();
   }

@@ -42,6 +42,7 @@ export class Pacer {
   readonly #turn: () => Promise<void>;
   readonly #signal: AbortSignal;
   #pausedAt = performance.now(); // when the call last paused (or started)
+  #pauses = 0;
 
   constructor(root: Root, signal: AbortSignal) {
     this.#root = root;
@@ -59,10 +60,16 @@ export class Pacer {
     if (performance.now() - this.#pausedAt >= YIELD_EVERY_MS) {
       await this.#turn();
       this.#pausedAt = performance.now();
+      this.#pauses++;
       paused = true;
       if (!this.#signal.aborted) checkRoot(this.#root);
     }
     if (this.#signal.aborted) throw new ToolError("cancelled");
     return paused;
+  }
+
+  /** How many times the call paused so far. */
+  get pauses(): number {
+    return this.#pauses;
   }
 }

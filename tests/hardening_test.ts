@@ -384,6 +384,10 @@ function racingPort(
       }
       return nodePort.lstat(path);
     },
+    openRead(path) {
+      if (!inside(realpathSync(dirname(path)))) outside.push(`openRead ${path}`);
+      return nodePort.openRead(path);
+    },
     readDir(path) {
       if (!inside(realpathSync(path))) outside.push(`readDir ${path}`);
       if (path === join(served, slow)) {
@@ -459,6 +463,33 @@ test("a directory the walk's first pass found missing is reached only through pa
     const value = await call(root, searchFiles, { query: "OUTSIDE" }) as { items: unknown[] };
     assert.ok(swappedYet(), "the walk paused after a/b/c/p");
     assert.deepEqual(outside, [], "reached outside the root");
+    assert.deepEqual(value.items, [], "showed what lies outside the root");
+  } finally {
+    temp.cleanup();
+  }
+});
+
+test("search_text opens no file through a parent replaced by a link after its listing walked it", async () => {
+  // The walk validates `x/a` and its file, then pauses after the slow `x/z/z1`; `x/a` becomes a link to a
+  // directory outside the root meanwhile. The scan that follows must not open `x/a/f.md` through it (the
+  // identity it binds for the file it skipped is still an lstat by path: a stat, never an open or a read).
+  const temp = makeRoot({
+    "root/x/a/f.md": "needle\n",
+    "root/x/z/z1/": "",
+    "root/x/z/z2/": "",
+    "outside/f.md": "needle\n",
+  });
+  try {
+    const base = realpathSync(temp.path);
+    const { port, outside, swappedYet } = racingPort(base, { slow: "x/z/z1", swapped: "x/a" });
+    const root = openRoot({ root: join(base, "root"), include: ["**/*.md"], fs: port });
+    const value = await call(root, searchText, { query: "needle" }) as { items: unknown[] };
+    assert.ok(swappedYet(), "the walk paused after x/z/z1");
+    assert.deepEqual(
+      outside.filter((call) => !call.startsWith("lstat")),
+      [],
+      "opened or read outside the root",
+    );
     assert.deepEqual(value.items, [], "showed what lies outside the root");
   } finally {
     temp.cleanup();

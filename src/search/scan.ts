@@ -68,6 +68,8 @@ export class Scan {
   #room: number;
   #scanned = 0;
   #files = 0; // files opened
+  #checkedDirs = new Set<string>(); // directories whose parents were checked since the last pause
+  #checkedAt = 0; // the pause count when they were
   readonly #windowBytes: number;
   #buffer: Buffer | null = null; // allocated on demand, only as large as the files need
 
@@ -96,9 +98,12 @@ export class Scan {
     const first = this.#scanned === 0;
     await this.#pacer.checkpoint();
     this.#files++;
+    const dir = from.f.slice(0, Math.max(from.f.lastIndexOf("/"), 0));
+    const unchecked = this.#openUnchecked(dir);
     let opened;
     try {
-      opened = openServedFile(root, from.f, true); // from this call's listing of the scope
+      opened = openServedFile(root, from.f, unchecked); // from this call's listing of the scope
+      if (!unchecked) this.#checkedDirs.add(dir);
     } catch (error) {
       // Gone, a link, not regular, unreadable: skipped. Being replaced or out of descriptors fails the
       // call instead: a skip would be a silent miss.
@@ -165,6 +170,22 @@ export class Scan {
     } finally {
       handle.close();
     }
+  }
+
+  /**
+   * Whether a file in `dir` may be opened before its parents are checked again (they are after the open in
+   * any case): while the call has not paused, its listing just walked them; after a pause, only once one
+   * file of `dir` was opened with them checked first, since a parent replaced by a link meanwhile would
+   * otherwise be opened through.
+   */
+  #openUnchecked(dir: string): boolean {
+    const pauses = this.#pacer.pauses;
+    if (pauses === 0) return true;
+    if (pauses !== this.#checkedAt) {
+      this.#checkedDirs.clear();
+      this.#checkedAt = pauses;
+    }
+    return this.#checkedDirs.has(dir);
   }
 
   /** Takes the next part of a long line: whether it matched (a match may straddle two parts), and its UTF-8. */

@@ -38,6 +38,11 @@ export function normalizeRelative(path: string, maxBytes = DEFAULT_LIMITS.maxPat
   return path;
 }
 
+/** The directory holding a relative path (`""`: the root). */
+export function parentOf(rel: string): string {
+  return rel.slice(0, Math.max(rel.lastIndexOf("/"), 0));
+}
+
 /** Joins a relative directory (possibly the root, `""`) and a name. */
 export function joinRelative(dir: string, name: string): string {
   return dir === "" ? name : `${dir}/${name}`;

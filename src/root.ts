@@ -11,7 +11,7 @@ import { type Limits, resolveLimits } from "./limits.ts";
 import { createSelector, type Selector } from "./selector.ts";
 import type { DirectoryHold, EntryKind, FileHandle, FileInfo, FsPort } from "./ports/fs_port.ts";
 import { FsError } from "./ports/fs_port.ts";
-import { joinRelative } from "./paths.ts";
+import { joinRelative, parentOf } from "./paths.ts";
 import { Listing, ServedEntries, Tree } from "./listing.ts";
 import { type Found, Search } from "./path_search.ts";
 import { sameIdentity } from "./identity.ts";
@@ -46,11 +46,6 @@ function dropReplaced(fresh: Fresh, dir: string | undefined): boolean {
   if (dir === undefined) return false;
   for (const path of fresh.keys()) if (path === dir || path.startsWith(`${dir}/`)) fresh.delete(path);
   return true;
-}
-
-/** The directory holding `rel` (`""`: the root). */
-function parentOf(rel: string): string {
-  return rel.slice(0, Math.max(rel.lastIndexOf("/"), 0));
 }
 
 /** What `openRoot` accepts. */

@@ -11,6 +11,7 @@ import { charBoundary, decodeStrict, decodeValid, Utf8Stream } from "../bytes.ts
 import { openServedFile } from "../confine.ts";
 import { ROOT_MOVED_MESSAGE, ToolError } from "../errors.ts";
 import { identityOf } from "../identity.ts";
+import { parentOf } from "../paths.ts";
 import { itemCost } from "../result_line.ts";
 import type { FileInfo } from "../ports/fs_port.ts";
 import type { Pacer } from "../pacing.ts";
@@ -98,7 +99,7 @@ export class Scan {
     const first = this.#scanned === 0;
     await this.#pacer.checkpoint();
     this.#files++;
-    const dir = from.f.slice(0, Math.max(from.f.lastIndexOf("/"), 0));
+    const dir = parentOf(from.f);
     const unchecked = this.#openUnchecked(dir);
     let opened;
     try {

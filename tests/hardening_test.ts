@@ -403,11 +403,40 @@ function racingPort(
   return { port, outside, swappedYet: () => done };
 }
 
+/**
+ * Runs `tool` once, serving the `.md` files under `root/` of a tree made of `files`, while `race` happens (see
+ * `racingPort`); returns what it showed, whether the swap happened, and the system calls outside the root.
+ */
+async function callRacing(
+  files: Record<string, string>,
+  race: Parameters<typeof racingPort>[1],
+  tool: Tool,
+  args: Record<string, unknown>,
+): Promise<{ items: unknown[]; swapped: boolean; outside: string[] }> {
+  const temp = makeRoot(files);
+  try {
+    const base = realpathSync(temp.path);
+    const { port, outside, swappedYet } = racingPort(base, race);
+    const root = openRoot({ root: join(base, "root"), include: ["**/*.md"], fs: port });
+    const value = await call(root, tool, args) as { items: unknown[] };
+    return { items: value.items, swapped: swappedYet(), outside };
+  } finally {
+    temp.cleanup();
+  }
+}
+
 test("a parent replaced by a link while a listing pauses is never read through", async () => {
   // After the slow `a/b/l`, `a/b` (or `a`) becomes a link to a tree outside the root holding served files
   // where `m`, `n` and `c` would be. Nothing there may be read, listed, or decide what a listing shows: not
   // the next directory, checked again after the pause, nor its siblings or its parent's, which follow with no
   // pause in between.
+  const files = {
+    "root/a/b/l/x.txt": "",
+    "root/a/b/m/": "",
+    "root/a/b/n/": "",
+    "root/a/c/": "",
+    ...Object.fromEntries(["m", "n", "c", "b/m", "b/n"].map((d) => [`outside/${d}/OUTSIDE.md`, "secret\n"])),
+  };
   const cases: [Tool, Record<string, unknown>, string][] = [
     [searchFiles, { query: "OUTSIDE" }, "a/b"],
     [searchFiles, { query: "OUTSIDE" }, "a"],
@@ -416,27 +445,11 @@ test("a parent replaced by a link while a listing pauses is never read through",
     [listDirectory, {}, "a"],
   ];
   for (const [tool, args, swapped] of cases) {
-    const temp = makeRoot({
-      "root/a/b/l/x.txt": "",
-      "root/a/b/m/": "",
-      "root/a/b/n/": "",
-      "root/a/c/": "",
-      ...Object.fromEntries(
-        ["m", "n", "c", "b/m", "b/n"].map((d) => [`outside/${d}/OUTSIDE.md`, "secret\n"]),
-      ),
-    });
     const label = `${tool.name}, ${swapped} swapped`;
-    try {
-      const base = realpathSync(temp.path);
-      const { port, outside, swappedYet } = racingPort(base, { slow: "a/b/l", swapped });
-      const root = openRoot({ root: join(base, "root"), include: ["**/*.md"], fs: port });
-      const value = await call(root, tool, args) as { items: unknown[] };
-      assert.ok(swappedYet(), `${label}: the walk paused after a/b/l`);
-      assert.deepEqual(outside, [], `${label}: reached outside the root`);
-      assert.deepEqual(value.items, [], `${label}: showed what lies outside the root`);
-    } finally {
-      temp.cleanup();
-    }
+    const raced = await callRacing(files, { slow: "a/b/l", swapped }, tool, args);
+    assert.ok(raced.swapped, `${label}: the walk paused after a/b/l`);
+    assert.deepEqual(raced.outside, [], `${label}: reached outside the root`);
+    assert.deepEqual(raced.items, [], `${label}: showed what lies outside the root`);
   }
 });
 
@@ -445,55 +458,40 @@ test("a directory the walk's first pass found missing is reached only through pa
   // link meanwhile, and it validates `a/z`. The walk that follows trusts `a`, `a/b` and `a/b/c` as validated
   // and looks up `a/b/c/m` again, and `a/b/c/p` after it: only through `a/b` checked again, never through the
   // link to `outside/c`.
-  const temp = makeRoot({
-    "root/a/b/c/m/": "",
-    "root/a/b/c/p/x.txt": "",
-    "root/a/z/": "",
-    "outside/c/m/OUTSIDE.md": "",
-    "outside/c/p/OUTSIDE.md": "",
-  });
-  try {
-    const base = realpathSync(temp.path);
-    const { port, outside, swappedYet } = racingPort(base, {
-      slow: "a/b/c/p",
-      swapped: "a/b",
-      goneOnce: "a/b/c/m",
-    });
-    const root = openRoot({ root: join(base, "root"), include: ["**/*.md"], fs: port });
-    const value = await call(root, searchFiles, { query: "OUTSIDE" }) as { items: unknown[] };
-    assert.ok(swappedYet(), "the walk paused after a/b/c/p");
-    assert.deepEqual(outside, [], "reached outside the root");
-    assert.deepEqual(value.items, [], "showed what lies outside the root");
-  } finally {
-    temp.cleanup();
-  }
+  const raced = await callRacing(
+    {
+      "root/a/b/c/m/": "",
+      "root/a/b/c/p/x.txt": "",
+      "root/a/z/": "",
+      "outside/c/m/OUTSIDE.md": "",
+      "outside/c/p/OUTSIDE.md": "",
+    },
+    { slow: "a/b/c/p", swapped: "a/b", goneOnce: "a/b/c/m" },
+    searchFiles,
+    { query: "OUTSIDE" },
+  );
+  assert.ok(raced.swapped, "the walk paused after a/b/c/p");
+  assert.deepEqual(raced.outside, [], "reached outside the root");
+  assert.deepEqual(raced.items, [], "showed what lies outside the root");
 });
 
 test("search_text opens no file through a parent replaced by a link after its listing walked it", async () => {
   // The walk validates `x/a` and its file, then pauses after the slow `x/z/z1`; `x/a` becomes a link to a
   // directory outside the root meanwhile. The scan that follows must not open `x/a/f.md` through it (the
   // identity it binds for the file it skipped is still an lstat by path: a stat, never an open or a read).
-  const temp = makeRoot({
-    "root/x/a/f.md": "needle\n",
-    "root/x/z/z1/": "",
-    "root/x/z/z2/": "",
-    "outside/f.md": "needle\n",
-  });
-  try {
-    const base = realpathSync(temp.path);
-    const { port, outside, swappedYet } = racingPort(base, { slow: "x/z/z1", swapped: "x/a" });
-    const root = openRoot({ root: join(base, "root"), include: ["**/*.md"], fs: port });
-    const value = await call(root, searchText, { query: "needle" }) as { items: unknown[] };
-    assert.ok(swappedYet(), "the walk paused after x/z/z1");
-    assert.deepEqual(
-      outside.filter((call) => !call.startsWith("lstat")),
-      [],
-      "opened or read outside the root",
-    );
-    assert.deepEqual(value.items, [], "showed what lies outside the root");
-  } finally {
-    temp.cleanup();
-  }
+  const raced = await callRacing(
+    { "root/x/a/f.md": "needle\n", "root/x/z/z1/": "", "root/x/z/z2/": "", "outside/f.md": "needle\n" },
+    { slow: "x/z/z1", swapped: "x/a" },
+    searchText,
+    { query: "needle" },
+  );
+  assert.ok(raced.swapped, "the walk paused after x/z/z1");
+  assert.deepEqual(
+    raced.outside.filter((c) => !c.startsWith("lstat")),
+    [],
+    "opened or read outside the root",
+  );
+  assert.deepEqual(raced.items, [], "showed what lies outside the root");
 });
 
 test("a resumed search pauses for input while it checks the files before its position: a cancellation stops it", async () => {

@@ -1,4 +1,4 @@
-import { test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { Client } from "@modelcontextprotocol/client";
@@ -191,8 +191,11 @@ test("deno.json and src/version.ts agree on the version", () => {
   assert.equal(denoJson.version, VERSION);
 });
 
+/** An empty temp directory for a server's permissions or root, removed when the file's tests are done. */
 function makeDir(): string {
-  return makeRoot().path;
+  const root = makeRoot();
+  after(root.cleanup);
+  return root.path;
 }
 
 test(`${RUNTIME}: the official v2 client talks to the real server over its stdio transport`, async () => {

@@ -20,11 +20,9 @@ export class Listing {
   readonly subdirs: readonly string[]; // the candidate subdirectories' names
   readonly subdirAt: readonly number[]; // the key index of each
 
-  /** @param keys Sort keys, in any order (sorted here). */
-  constructor(keys: string[]) {
-    // The default sort is UTF-8 byte order unless a surrogate or U+E000.. occurs.
-    if (keys.some((k) => BEYOND_SURROGATES.test(k))) keys.sort(compareBytewise);
-    else keys.sort();
+  /** @param keys Sort keys, in any order (sorted here) unless `sorted` says they are in path order. */
+  constructor(keys: string[], sorted = false) {
+    if (!sorted) keys.sort(keyOrder(keys));
     this.text = Buffer.from(keys.length === 0 ? "" : `${keys.join("\0")}\0`, "utf8");
     this.starts = new Uint32Array(keys.length + 1);
     for (let at = 0, k = 0; at < this.text.length; at++) if (this.text[at] === 0) this.starts[++k] = at + 1;
@@ -103,6 +101,52 @@ export class Listing {
     }
     return to - from - (s1 - s0);
   }
+}
+
+/** The sort that puts keys in path order: the default (UTF-16) one unless a surrogate or U+E000.. occurs. */
+function keyOrder(keys: readonly string[]): ((a: string, b: string) => number) | undefined {
+  return keys.some((k) => BEYOND_SURROGATES.test(k)) ? compareBytewise : undefined;
+}
+
+const SORT_RUN = 4_096; // keys sorted at once by `sortPaced`; it merges the runs two at a time
+
+/**
+ * Sorts keys into path order for `new Listing(keys, true)`, awaiting `pause()` between steps of a few
+ * milliseconds: runs of `SORT_RUN` keys are sorted, then merged pairwise. A big directory's sort is the
+ * longest step of its read (160,000 names: about 130 ms at once).
+ */
+export async function sortPaced(keys: string[], pause: () => Promise<unknown>): Promise<string[]> {
+  const order = keyOrder(keys);
+  const before = order ?? ((a: string, b: string) => a < b ? -1 : a > b ? 1 : 0);
+  let runs: string[][] = [];
+  for (let at = 0; at < keys.length; at += SORT_RUN) {
+    runs.push(keys.slice(at, at + SORT_RUN).sort(order));
+    await pause();
+  }
+  while (runs.length > 1) {
+    const merged: string[][] = [];
+    for (let r = 0; r < runs.length; r += 2) {
+      merged.push(r + 1 < runs.length ? merge(runs[r], runs[r + 1], before) : runs[r]);
+      await pause();
+    }
+    runs = merged;
+  }
+  return runs[0] ?? [];
+}
+
+function merge(
+  a: readonly string[],
+  b: readonly string[],
+  compare: (a: string, b: string) => number,
+): string[] {
+  const out = new Array<string>(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let o = 0;
+  while (i < a.length && j < b.length) out[o++] = compare(a[i], b[j]) <= 0 ? a[i++] : b[j++];
+  while (i < a.length) out[o++] = a[i++];
+  while (j < b.length) out[o++] = b[j++];
+  return out;
 }
 
 /** A validated subtree: a listing, and per subdirectory its subtree (`null`: gone). Immutable. */

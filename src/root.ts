@@ -9,10 +9,10 @@ import { resolve } from "node:path";
 import { ConfigError, ROOT_MOVED_MESSAGE, ToolError } from "./errors.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
 import { createSelector, type Selector } from "./selector.ts";
-import type { DirectoryHold, EntryKind, FileHandle, FileInfo, FsPort } from "./ports/fs_port.ts";
-import { FsError } from "./ports/fs_port.ts";
+import type { DirectoryHold, DirEntry, EntryKind, FileHandle, FileInfo, FsPort } from "./ports/fs_port.ts";
+import { DIR_BATCH, FsError } from "./ports/fs_port.ts";
 import { joinRelative, parentOf } from "./paths.ts";
-import { Listing, ServedEntries, Tree } from "./listing.ts";
+import { Listing, ServedEntries, sortPaced, Tree } from "./listing.ts";
 import { type Found, Search } from "./path_search.ts";
 import { sameIdentity } from "./identity.ts";
 import { isTempName } from "./temp_names.ts";
@@ -21,6 +21,11 @@ import type { Pacer } from "./pacing.ts";
 const RACY_MARGIN_MS = 50; // a listing read this soon after its directory changed is read again next time
 const SETTLED_READ_ATTEMPTS = 3; // reads of a directory that keeps changing while it is read
 const MAX_CACHED_NAMES = 2_000_000; // then the cache starts over
+/**
+ * A directory at least this big (its `st_size`: about 2,000 names on ext4) is read by `walkPaced` in
+ * batches, pausing between them, and so are its filtering and sort: 160,000 names held input for 0.6 s.
+ */
+export const PACED_READ_BYTES = 64 * 1024;
 const NO_TREE = new Tree(new Listing([]), []);
 
 /** The directories a `walkPaced` pass validated, by path: its walk trusts them without a system call. */
@@ -40,6 +45,9 @@ interface CachedDir {
 function depthOf(dir: string): number {
   return dir === "" ? 0 : dir.split("/").length;
 }
+
+/** A cache lookup: the entry still valid (`null`: no directory there), or the directory to read again. */
+type Lookup = { readonly valid: CachedDir | null } | { readonly stale: FileInfo; readonly now: number };
 
 /** Drops `dir` (when one is given) and every directory below it from `fresh`; returns whether it did. */
 function dropReplaced(fresh: Fresh, dir: string | undefined): boolean {
@@ -146,7 +154,8 @@ export class Root {
     if (entry.shown && entry.shown.served.every((s, k) => s === served[k])) return entry.shown.value;
     const order: number[] = [];
     for (let i = 0, k = 0; i < listing.length; i++) if (!listing.isDir(i) || served[k++]) order.push(i);
-    order.sort((i, j) => listing.compareNames(i, j));
+    // Keys are in path order, where `a/` follows `a.txt`; without a directory, that is name order already.
+    if (served.some((s) => s)) order.sort((i, j) => listing.compareNames(i, j));
     const value = new ServedEntries(listing, Uint32Array.from(order));
     entry.shown = { value, served };
     return value;
@@ -187,18 +196,25 @@ export class Root {
    */
   async walkPaced<T>(dir: string, depth: number, pacer: Pacer, walk: () => T): Promise<T> {
     const fresh: Fresh = new Map();
+    let seen = pacer.pauses;
+    // Whether the call paused (between directories or inside a big one's read) since it last asked.
+    const pausedSince = () => {
+      const paused = pacer.pauses !== seen;
+      seen = pacer.pauses;
+      return paused;
+    };
     const pending: [string, number][] = [[dir, depth]];
     for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
       const [at, left] = next;
-      const paused = await pacer.checkpoint();
+      await pacer.checkpoint();
       if (at !== dir) {
         // After a pause the directories above it may have been replaced: below one that was, none is read.
-        if (paused && dropReplaced(fresh, this.#replacedAbove(at, fresh))) continue;
+        if (pausedSince() && dropReplaced(fresh, this.#replacedAbove(at, fresh))) continue;
         if (parentOf(at) !== "" && !fresh.has(parentOf(at))) continue; // below one dropped
       }
       let entry: CachedDir | null = null;
       try {
-        entry = this.#entry(at, at !== dir); // as the walk reaches it: the top one named, the rest listed
+        entry = await this.#entryPaced(at, at !== dir, pacer, fresh); // the top one named, the rest listed
       } catch (error) {
         if (!(error instanceof FsError)) throw error;
       }
@@ -206,7 +222,7 @@ export class Root {
       if (at !== "") fresh.set(at, entry); // the root is checked again by the walk: its pin
       if (left === 0) {
         // At its depth, the walk asks whether anything below is served (`#serves`): search that here too.
-        await this.#servesPaced(at, entry, pacer, fresh);
+        await this.#servesPaced(at, entry, pacer, fresh, pausedSince);
         continue;
       }
       for (let k = entry.listing.subdirs.length - 1; k >= 0; k--) {
@@ -228,22 +244,29 @@ export class Root {
    * validated after a pause and added to `fresh`, so the walk's own search reads nothing more (unless another
    * call moved a directory's hint meanwhile; that search is then exact, only not paused).
    */
-  async #servesPaced(dir: string, entry: CachedDir, pacer: Pacer, fresh: Fresh): Promise<boolean> {
+  async #servesPaced(
+    dir: string,
+    entry: CachedDir,
+    pacer: Pacer,
+    fresh: Fresh,
+    pausedSince: () => boolean,
+  ): Promise<boolean> {
     if (entry.listing.files > 0) return true;
     const { subdirs } = entry.listing;
     for (let j = 0; j < subdirs.length; j++) {
       const sub = this.#subdir(dir, entry, (entry.hint + j) % subdirs.length);
-      if (await pacer.checkpoint() && dropReplaced(fresh, this.#replacedAbove(sub, fresh))) return false;
+      await pacer.checkpoint();
+      if (pausedSince() && dropReplaced(fresh, this.#replacedAbove(sub, fresh))) return false;
       if (!fresh.has(dir)) return false; // dropped below: left to the walk too
       let child: CachedDir | null = null;
       try {
-        child = this.#entry(sub, true);
+        child = await this.#entryPaced(sub, true, pacer, fresh);
       } catch (error) {
         if (!(error instanceof FsError)) throw error;
       }
       if (child === null) continue;
       fresh.set(sub, child);
-      if (await this.#servesPaced(sub, child, pacer, fresh)) return true;
+      if (await this.#servesPaced(sub, child, pacer, fresh, pausedSince)) return true;
     }
     return false;
   }
@@ -299,50 +322,92 @@ export class Root {
    */
   #entry(dir: string, checked: boolean): CachedDir | null {
     const cached = this.#cache.get(dir);
-    if (!checked && dir !== "") {
-      if (!cached && (depthOf(dir) > this.limits.maxDepth || !this.selector.mayContain(dir))) return null;
-      const slash = dir.lastIndexOf("/");
-      const parent = this.#entry(slash < 0 ? "" : dir.slice(0, slash), false);
-      if (!parent?.listing.has(`${dir.slice(slash + 1)}/`)) return null;
-    }
+    if (!checked && !this.#listedByParent(dir, cached)) return null;
     try {
-      return this.#validate(dir, cached);
+      const found = this.#lookup(dir, cached);
+      return "valid" in found ? found.valid : this.#store(dir, found, this.#readSettled(dir, found.stale));
     } catch (error) {
-      if (!(error instanceof FsError)) throw error;
-      if (cached) this.#forget(dir, cached);
-      // Removed or replaced while it was read: gone, like a directory the lstat did not find.
-      if (checked || error.code === "not_found" || error.code === "not_directory") return null;
-      throw error;
+      return this.#unreadable(dir, checked, error);
     }
   }
 
-  #validate(dir: string, cached: CachedDir | undefined): CachedDir | null {
+  /**
+   * `#entry` as `walkPaced` runs it: a directory of `PACED_READ_BYTES` or more is read with pauses (other
+   * calls may run meanwhile), checked after them against `fresh` and the cache. The parents of one a call
+   * names are looked up as `#entry` does.
+   */
+  async #entryPaced(dir: string, checked: boolean, pacer: Pacer, fresh: Fresh): Promise<CachedDir | null> {
+    const cached = this.#cache.get(dir);
+    if (!checked && !this.#listedByParent(dir, cached)) return null;
+    try {
+      const found = this.#lookup(dir, cached);
+      if ("valid" in found) return found.valid;
+      const listing = found.stale.size < PACED_READ_BYTES
+        ? this.#readSettled(dir, found.stale)
+        : await this.#readSettledPaced(dir, found.stale, pacer, fresh);
+      return this.#store(dir, found, listing);
+    } catch (error) {
+      return this.#unreadable(dir, checked, error);
+    }
+  }
+
+  /** Whether a directory a call names is listed by its parent (read as needed), byte for byte. */
+  #listedByParent(dir: string, cached: CachedDir | undefined): boolean {
+    if (dir === "") return true;
+    if (!cached && (depthOf(dir) > this.limits.maxDepth || !this.selector.mayContain(dir))) return false;
+    const slash = dir.lastIndexOf("/");
+    const parent = this.#entry(slash < 0 ? "" : dir.slice(0, slash), false);
+    return parent?.listing.has(`${dir.slice(slash + 1)}/`) ?? false;
+  }
+
+  /** A directory that failed to be looked at or read: forgotten, and gone unless a call named it. */
+  #unreadable(dir: string, checked: boolean, error: unknown): null {
+    if (!(error instanceof FsError)) throw error;
+    const cached = this.#cache.get(dir);
+    if (cached) this.#forget(dir, cached);
+    // Removed or replaced while it was read: gone, like a directory the lstat did not find.
+    if (checked || error.code === "not_found" || error.code === "not_directory") return null;
+    throw error;
+  }
+
+  /** The cached entry of `dir` if it is still valid, else the identity to read it under. */
+  #lookup(dir: string, cached: CachedDir | undefined): Lookup {
     if (this.#fresh) {
-      if (cached && this.#fresh.get(dir) === cached) return cached; // validated by this call's `walkPaced`
+      if (cached && this.#fresh.get(dir) === cached) return { valid: cached }; // validated by `walkPaced`
       // One it did not validate (a child it found gone, a hint another call moved): the directories above,
       // trusted without a system call, may have been replaced since, so the path must still run through them.
-      if (this.#fresh.has(parentOf(dir)) && this.#replacedAbove(dir, this.#fresh) !== undefined) return null;
+      if (this.#fresh.has(parentOf(dir)) && this.#replacedAbove(dir, this.#fresh) !== undefined) {
+        return { valid: null };
+      }
     }
     const now = Date.now();
     const info = this.fs.lstat(this.#abs(dir));
     if (dir === "") this.#assertPinned(info); // a walk never starts from a directory swapped in
     if (info?.kind !== "directory") {
       if (cached) this.#forget(dir, cached);
-      return null;
+      return { valid: null };
     }
-    if (cached?.trusted && sameIdentity(cached.info, info)) return cached;
-    const listing = this.#readSettled(dir, info);
+    if (cached?.trusted && sameIdentity(cached.info, info)) return { valid: cached };
+    return { stale: info, now };
+  }
+
+  /** Caches `listing`, read under the identity `found.stale` (`null`: the directory went meanwhile). */
+  #store(
+    dir: string,
+    { stale: info, now }: { stale: FileInfo; now: number },
+    listing: Listing | null,
+  ): CachedDir | null {
     if (listing === null) return null;
     // The later of ctime and mtime: Deno reports ctime in whole seconds, mtime in milliseconds.
     const changedNs = info.ctimeNs > info.mtimeNs ? info.ctimeNs : info.mtimeNs;
     const trusted = Number(changedNs / 1_000_000n) + RACY_MARGIN_MS < now;
+    const cached = this.#cache.get(dir); // as it is now: a paced read lets other calls change it
     if (cached?.listing.text.equals(listing.text)) {
       cached.info = info; // read again and found the same: keep what was derived from it
       cached.trusted = trusted;
       return cached;
     }
-    const previous = this.#cache.get(dir); // not `cached` when the cache started over meanwhile
-    if (previous) this.#forget(dir, previous);
+    if (cached) this.#forget(dir, cached);
     if (this.#cachedNames + listing.length > MAX_CACHED_NAMES) {
       this.#cache.clear();
       this.#cachedNames = 0;
@@ -391,31 +456,91 @@ export class Root {
   #readSettled(dir: string, before: FileInfo): Listing | null {
     for (let attempt = 1;; attempt++) {
       const listing = this.#read(dir);
-      const after = this.fs.lstat(this.#abs(dir));
-      if (after === null || after.ino !== before.ino || after.dev !== before.dev) return null;
-      if (sameIdentity(after, before) || attempt >= SETTLED_READ_ATTEMPTS) return listing;
+      const after = this.#identityAfterRead(dir, before);
+      if (after === before || (after !== null && attempt >= SETTLED_READ_ATTEMPTS)) return listing;
+      if (after === null) return null;
       before = after;
     }
   }
 
+  /**
+   * `#readSettled` for a big directory, with pauses. After them the directories above may have been replaced:
+   * they are checked first, top down (so no lstat goes through a link), then the directory itself, and the
+   * names whose kind the directory did not report are lstatted before the next pause.
+   */
+  async #readSettledPaced(
+    dir: string,
+    before: FileInfo,
+    pacer: Pacer,
+    fresh: Fresh,
+  ): Promise<Listing | null> {
+    for (let attempt = 1;; attempt++) {
+      const entries = await this.fs.readDirPaced(this.#abs(dir), () => pacer.checkpoint());
+      if (this.#replacedAbove(dir, fresh) !== undefined) return null; // left to the walk, which checks again
+      const after = this.#identityAfterRead(dir, before);
+      if (after === before || (after !== null && attempt >= SETTLED_READ_ATTEMPTS)) {
+        return await this.#listPaced(dir, entries, pacer);
+      }
+      if (after === null) return null;
+      before = after;
+    }
+  }
+
+  /** After a read begun under `before`: `before` if unchanged, `null` if it is another directory or none. */
+  #identityAfterRead(dir: string, before: FileInfo): FileInfo | null {
+    const after = this.fs.lstat(this.#abs(dir));
+    if (after === null || after.ino !== before.ino || after.dev !== before.dev) return null;
+    return sameIdentity(after, before) ? before : after;
+  }
+
   #read(dir: string): Listing {
+    const key = this.#keyOf(dir);
     const keys: string[] = [];
+    for (const entry of this.fs.readDir(this.#abs(dir))) {
+      const k = key(entry);
+      if (k !== undefined) keys.push(k);
+    }
+    return new Listing(keys);
+  }
+
+  /** A big directory's listing from its entries: filtered and sorted with pauses, its lstats made first. */
+  async #listPaced(dir: string, entries: readonly DirEntry[], pacer: Pacer): Promise<Listing> {
+    const pause = () => pacer.checkpoint();
+    const key = this.#keyOf(dir);
+    const keys: string[] = [];
+    const add = (entry: DirEntry) => {
+      const k = key(entry);
+      if (k !== undefined) keys.push(k);
+    };
+    for (const entry of entries) if (entry.kind === "unknown") add(entry); // lstatted: no pause before
+    for (let i = 0; i < entries.length; i++) {
+      if (entries[i].kind !== "unknown") add(entries[i]);
+      if (i % DIR_BATCH === DIR_BATCH - 1) await pause();
+    }
+    return new Listing(await sortPaced(keys, pause), true);
+  }
+
+  /**
+   * The sort key an entry of `dir` gets in its listing (a file's name, a directory's name and `/`), or
+   * `undefined` when it is not served and leads to nothing served. Decided from the name first: an entry
+   * that could be neither is never statted; one whose kind the directory did not report is lstatted.
+   */
+  #keyOf(dir: string): (entry: DirEntry) => string | undefined {
     const dirsAllowed = depthOf(dir) < this.limits.maxDepth;
     const all = this.selector.servesAllBelow(dir); // then no name needs its own test (`--include '**'`)
-    for (const { name, kind: reported } of this.fs.readDir(this.#abs(dir))) {
-      if (isTempName(name) || reported === "symlink" || reported === "other") continue;
-      // Decided from the name: an entry that could be neither is never statted.
+    return ({ name, kind: reported }) => {
+      if (isTempName(name) || reported === "symlink" || reported === "other") return undefined;
       const path = all ? undefined : joinRelative(dir, name);
       const wantFile = reported !== "directory" && (path === undefined || this.selector.isServed(path));
       const wantDir = reported !== "file" && dirsAllowed &&
         (path === undefined || this.selector.mayContain(path));
-      if (!wantFile && !wantDir) continue;
+      if (!wantFile && !wantDir) return undefined;
       let kind: EntryKind = reported;
       if (kind === "unknown") kind = this.fs.lstat(this.#abs(joinRelative(dir, name)))?.kind ?? "other";
-      if (kind === "file" && wantFile) keys.push(name);
-      else if (kind === "directory" && wantDir) keys.push(`${name}/`);
-    }
-    return new Listing(keys);
+      if (kind === "file" && wantFile) return name;
+      if (kind === "directory" && wantDir) return `${name}/`;
+      return undefined;
+    };
   }
 
   #forget(dir: string, entry: CachedDir): void {

@@ -25,6 +25,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { makeRoot, RUNTIME, type TempRoot } from "./_harness.ts";
 import {
+  DIR_BATCH,
   type FileHandle,
   type FileInfo,
   FsError,
@@ -37,6 +38,16 @@ function inTemp(fn: (dir: string) => void): void {
   const root: TempRoot = makeRoot();
   try {
     fn(root.path);
+  } finally {
+    root.cleanup();
+  }
+}
+
+/** `inTemp` for an async `fn`. */
+async function inTempAsync(fn: (dir: string) => Promise<void>): Promise<void> {
+  const root: TempRoot = makeRoot();
+  try {
+    await fn(root.path);
   } finally {
     root.cleanup();
   }
@@ -262,14 +273,51 @@ export function portContract(name: string, port: FsPort): void {
   );
 
   test(
-    title("readDir never reports a name that is not UTF-8, and reports one with U+FFFD as itself"),
+    title("readDirPaced reports what readDir does, pausing after every full batch of DIR_BATCH entries"),
+    async () => {
+      await inTempAsync(async (dir) => {
+        const files = 2 * DIR_BATCH + 5;
+        for (let i = 0; i < files; i++) writeFileSync(join(dir, `f${i}.txt`), "");
+        mkdirSync(join(dir, "sub"));
+        symlinkSync("sub", join(dir, "link-to-dir"));
+        mkfifo(join(dir, "pipe"));
+        const sorted = (entries: { name: string; kind: string }[]) =>
+          entries.map((e) => `${e.name}:${e.kind}`).sort();
+        let pauses = 0;
+        const paced = await port.readDirPaced(dir, () => Promise.resolve(pauses++));
+        assert.equal(paced.length, files + 3);
+        assert.deepEqual(sorted(paced), sorted(port.readDir(dir)));
+        assert.ok(sorted(paced).includes("link-to-dir:symlink") && sorted(paced).includes("pipe:other"));
+        assert.equal(pauses, 2, "a pause after each of the two full batches");
+      });
+    },
+  );
+
+  test(title("readDirPaced ends at what a pause throws, and maps the filesystem's errors"), async () => {
+    await inTempAsync(async (dir) => {
+      for (let i = 0; i < DIR_BATCH + 1; i++) writeFileSync(join(dir, `f${i}.txt`), "");
+      const stop = new Error("cancelled");
+      await assert.rejects(port.readDirPaced(dir, () => Promise.reject(stop)), (error) => error === stop);
+      writeFileSync(join(dir, "file.txt"), "x");
+      const codeOfPaced = (path: string) =>
+        port.readDirPaced(path, () => Promise.resolve()).then(
+          () => assert.fail("expected an FsError"),
+          (error) => (assert.ok(error instanceof FsError, `expected an FsError, got ${error}`), error.code),
+        );
+      assert.equal(await codeOfPaced(join(dir, "missing")), "not_found");
+      assert.equal(await codeOfPaced(join(dir, "file.txt")), "not_directory");
+    });
+  });
+
+  test(
+    title("readDir and readDirPaced never report a name that is not UTF-8, and report U+FFFD as itself"),
     {
       skip: nodePortOnDeno(
         "Deno's node:fs decodes names lossily even as buffers; the Node port runs on Node only",
       ),
     },
-    () => {
-      inTemp((dir) => {
+    async () => {
+      await inTempAsync(async (dir) => {
         // Names of raw bytes: the shell makes them, whatever this runtime can spell.
         const made = spawnSync("sh", [
           "-c",
@@ -285,6 +333,11 @@ export function portContract(name: string, port: FsPort): void {
           if (kind !== undefined) resolved.push(`${entry.name}:${kind}`);
         }
         assert.deepEqual(resolved, ["odd\uFFFD.txt:file"]);
+        const paced = await port.readDirPaced(dir, () => Promise.resolve());
+        assert.deepEqual(
+          paced.map((e) => `${e.name}:${e.kind}`).sort(),
+          port.readDir(dir).map((e) => `${e.name}:${e.kind}`).sort(),
+        );
         const handle = port.openRead(join(dir, "odd\uFFFD.txt"));
         try {
           assert.equal(readAll(handle), "real");

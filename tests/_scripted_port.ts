@@ -166,6 +166,11 @@ export class ScriptedPort implements FsPort {
     });
   }
 
+  /** `readDir`, in one batch: no pause. */
+  readDirPaced(path: string): Promise<DirEntry[]> {
+    return Promise.resolve(this.readDir(path));
+  }
+
   openRead(path: string): FileHandle {
     return this.#call("openRead", path, (rel) => {
       const node = this.#find(rel);

@@ -22,6 +22,7 @@ import { readTextFile } from "../src/tools/read_text_file.ts";
 import { searchFiles } from "../src/tools/search_files.ts";
 import { searchText } from "../src/tools/search_text.ts";
 import { scanSlot } from "../src/search/scan.ts";
+import { PACED_READ_BYTES } from "../src/root.ts";
 
 /** Calls a tool's handler directly, as the server would; returns its value or its error's text. */
 async function call(root: Root, tool: Tool, args: Record<string, unknown>): Promise<unknown> {
@@ -297,10 +298,7 @@ test("the first listing of a large tree pauses for input between directories: a 
         ...nodePort,
         readDir(path) {
           if (++reads === 2) abort.abort(); // the client cancels while the second directory is read
-          const until = performance.now() + 15;
-          while (performance.now() < until) {
-            // a directory that takes long to read
-          }
+          busy(15);
           return nodePort.readDir(path);
         },
       };
@@ -330,10 +328,7 @@ test("list_directory pauses while it searches below a subdirectory for a served 
       ...nodePort,
       readDir(path) {
         if (++reads === 3) abort.abort(); // the client cancels while `top/d0` is read
-        const until = performance.now() + 15;
-        while (performance.now() < until) {
-          // a directory that takes long to read
-        }
+        busy(15);
         return nodePort.readDir(path);
       },
     };
@@ -355,14 +350,73 @@ test("list_directory pauses while it searches below a subdirectory for a served 
   }
 });
 
+/** Busy for `ms` milliseconds: work that takes long. */
+function busy(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // a directory that takes long to read
+  }
+}
+
+test("a big directory's first read pauses for input between its batches: a cancellation stops it", async () => {
+  // `big` says it is big (its size), and its read comes in batches of one name, each taking 15 ms: a call
+  // that reads it must pause between them, see the cancellation and read no more.
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 8; i++) files[`big/f${i}.txt`] = "needle\n";
+  const temp = makeRoot(files);
+  try {
+    const big = join(realpathSync(temp.path), "big");
+    const cases: [Tool, Record<string, unknown>][] = [
+      [searchFiles, { query: "f" }],
+      [searchText, { query: "needle" }],
+      [listDirectory, {}],
+      [listDirectory, { path: "big" }],
+    ];
+    for (const [tool, args] of cases) {
+      const abort = new AbortController();
+      let batches = 0;
+      const port: FsPort = {
+        ...nodePort,
+        lstat(path) {
+          const info = nodePort.lstat(path);
+          return path === big && info ? { ...info, size: PACED_READ_BYTES } : info;
+        },
+        async readDirPaced(path, pause) {
+          const entries = nodePort.readDir(path);
+          for (let i = 0; i < entries.length; i++) {
+            if (++batches === 2) abort.abort(); // the client cancels while the second batch is read
+            busy(15);
+            await pause();
+          }
+          return entries;
+        },
+      };
+      const root = openRoot({ root: temp.path, include: ["**"], fs: port });
+      const label = `${tool.name} ${JSON.stringify(args)}`;
+      await assert.rejects(
+        Promise.resolve(tool.run(args as never, toolContext(root, abort.signal))),
+        (error: unknown) => error instanceof ToolError && error.message === "cancelled",
+        label,
+      );
+      assert.ok(
+        batches >= 2 && batches <= 3,
+        `${label} read ${batches} of 8 batches, cancelled at the second`,
+      );
+    }
+  } finally {
+    temp.cleanup();
+  }
+});
+
 /**
  * The Node port under a racing actor: reading `slow` takes 15 ms, so the walk pauses after it, and at the
  * root-pin check after that pause `swapped` becomes a link to `outside`; `goneOnce` is missing at its first
- * lstat. `outside` lists every system call that reached outside the root.
+ * lstat. With `big`, `slow` says it is big (its size) and the walk pauses in the middle of reading it, its
+ * names read already. `outside` lists every system call that reached outside the root.
  */
 function racingPort(
   base: string,
-  { slow, swapped, goneOnce }: { slow: string; swapped: string; goneOnce?: string },
+  { slow, swapped, goneOnce, big }: { slow: string; swapped: string; goneOnce?: string; big?: boolean },
 ): { port: FsPort; outside: string[]; swappedYet(): boolean } {
   const served = join(base, "root");
   const inside = (real: string) => real === served || real.startsWith(`${served}/`);
@@ -382,7 +436,8 @@ function racingPort(
         goneOnce = undefined;
         return null;
       }
-      return nodePort.lstat(path);
+      const info = nodePort.lstat(path);
+      return big && path === join(served, slow) && info ? { ...info, size: PACED_READ_BYTES } : info;
     },
     openRead(path) {
       if (!inside(realpathSync(dirname(path)))) outside.push(`openRead ${path}`);
@@ -391,13 +446,19 @@ function racingPort(
     readDir(path) {
       if (!inside(realpathSync(path))) outside.push(`readDir ${path}`);
       if (path === join(served, slow)) {
-        const until = performance.now() + 15;
-        while (performance.now() < until) {
-          // a directory that takes long to read
-        }
+        busy(15);
         armed = true;
       }
       return nodePort.readDir(path);
+    },
+    async readDirPaced(path, pause) {
+      if (!inside(realpathSync(path))) outside.push(`readDir ${path}`);
+      if (path !== join(served, slow)) return nodePort.readDirPaced(path, pause);
+      const entries = nodePort.readDir(path); // through the descriptor opened before the swap
+      busy(15);
+      armed = true;
+      await pause();
+      return entries;
     },
   };
   return { port, outside, swappedYet: () => done };
@@ -448,6 +509,34 @@ test("a parent replaced by a link while a listing pauses is never read through",
     const label = `${tool.name}, ${swapped} swapped`;
     const raced = await callRacing(files, { slow: "a/b/l", swapped }, tool, args);
     assert.ok(raced.swapped, `${label}: the walk paused after a/b/l`);
+    assert.deepEqual(raced.outside, [], `${label}: reached outside the root`);
+    assert.deepEqual(raced.items, [], `${label}: showed what lies outside the root`);
+  }
+});
+
+test("a parent replaced by a link while a big directory is read is never read or looked at through", async () => {
+  // As above, but `a/b` (or `a`) is replaced while `a/b/l`, a big directory, is read: after that read, its
+  // parents are checked before the directory itself is looked at again, and the next directory after them.
+  const files = {
+    "root/a/b/l/x.txt": "",
+    "root/a/b/m/": "",
+    "root/a/b/n/": "",
+    "root/a/c/": "",
+    ...Object.fromEntries(
+      ["l", "m", "n", "c", "b/l", "b/m", "b/n"].map((d) => [`outside/${d}/OUTSIDE.md`, "secret\n"]),
+    ),
+  };
+  const cases: [Tool, Record<string, unknown>, string][] = [
+    [searchFiles, { query: "OUTSIDE" }, "a/b"],
+    [searchFiles, { query: "OUTSIDE" }, "a"],
+    [searchText, { query: "secret" }, "a/b"],
+    [listDirectory, {}, "a/b"],
+    [listDirectory, {}, "a"],
+  ];
+  for (const [tool, args, swapped] of cases) {
+    const label = `${tool.name}, ${swapped} swapped`;
+    const raced = await callRacing(files, { slow: "a/b/l", swapped, big: true }, tool, args);
+    assert.ok(raced.swapped, `${label}: the walk paused in a/b/l`);
     assert.deepEqual(raced.outside, [], `${label}: reached outside the root`);
     assert.deepEqual(raced.items, [], `${label}: showed what lies outside the root`);
   }

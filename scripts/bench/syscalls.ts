@@ -59,6 +59,10 @@ function recordingPort(base: string, current: () => CallLog | undefined): FsPort
       note(["readDir", relative(path)]);
       return denoPort.readDir(path);
     },
+    readDirPaced(path, pause) {
+      note(["readDir", relative(path)]);
+      return denoPort.readDirPaced(path, pause);
+    },
     openRead(path): FileHandle {
       note(["open", relative(path)]);
       const log = current();

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { type DirEntry, type EntryKind, type FileInfo, FsError, type FsPort } from "./fs_port.ts";
+import { DIR_BATCH, type DirEntry, type EntryKind, type FileInfo, FsError, type FsPort } from "./fs_port.ts";
 import { attempt, descriptorPort, fsErrorOf } from "./descriptor.ts";
 
 const kindOf = (s: Deno.FileInfo | Deno.DirEntry): EntryKind =>
@@ -33,20 +33,53 @@ function fsError(error: unknown): FsError {
 }
 
 /**
- * Deno decodes a name that is not UTF-8 with U+FFFD for the bad bytes, so such a name cannot be told
- * from one really holding U+FFFD: it is reported once, as `unknown`, for the caller's no-follow lstat.
+ * A directory's entries as the port reports them. Deno decodes a name that is not UTF-8 with U+FFFD for the
+ * bad bytes, so such a name cannot be told from one really holding U+FFFD: it is reported once, as
+ * `unknown`, for the caller's no-follow lstat.
  */
-function readDir(path: string): DirEntry[] {
-  const entries: DirEntry[] = [];
-  const doubtful = new Set<string>();
-  for (const d of Deno.readDirSync(path)) {
-    if (!d.name.includes("\uFFFD")) entries.push({ name: d.name, kind: kindOf(d) });
-    else if (!doubtful.has(d.name)) {
-      doubtful.add(d.name);
-      entries.push({ name: d.name, kind: "unknown" });
+class Entries {
+  readonly list: DirEntry[] = [];
+  readonly #doubtful = new Set<string>();
+
+  add(d: Deno.DirEntry): void {
+    if (!d.name.includes("\uFFFD")) this.list.push({ name: d.name, kind: kindOf(d) });
+    else if (!this.#doubtful.has(d.name)) {
+      this.#doubtful.add(d.name);
+      this.list.push({ name: d.name, kind: "unknown" });
     }
   }
-  return entries;
+}
+
+function readDir(path: string): DirEntry[] {
+  const entries = new Entries();
+  for (const d of Deno.readDirSync(path)) entries.add(d);
+  return entries.list;
+}
+
+/** `Deno.readDir` reads the entries on another thread, handing them over a few dozen at a time. */
+async function readDirPaced(path: string, pause: () => Promise<unknown>): Promise<DirEntry[]> {
+  const entries = new Entries();
+  const reader = Deno.readDir(path)[Symbol.asyncIterator]();
+  let ended = false; // read to the end, or failed: nothing left to close
+  try {
+    for (let n = 1;; n++) {
+      let next: IteratorResult<Deno.DirEntry>;
+      try {
+        next = await reader.next();
+      } catch (error) {
+        ended = true;
+        throw fsError(error);
+      }
+      if (next.done) {
+        ended = true;
+        return entries.list;
+      }
+      entries.add(next.value);
+      if (n % DIR_BATCH === 0) await pause();
+    }
+  } finally {
+    if (!ended) await reader.return?.(); // a pause threw: close the directory
+  }
 }
 
 /** The `FsPort` for Deno. */
@@ -55,6 +88,7 @@ export const denoPort: FsPort = {
   byteSearch: "latin1",
   realPath: (path) => attempt(fsError, () => Deno.realPathSync(path)),
   readDir: (path) => attempt(fsError, () => readDir(path)),
+  readDirPaced,
   rename: (from, to) => attempt(fsError, () => Deno.renameSync(from, to)),
   remove(path) {
     // `Deno.removeSync` would also remove an empty directory; this port removes files only.

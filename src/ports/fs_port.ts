@@ -1,9 +1,13 @@
 /**
  * The runtime seam: the core touches the filesystem only through an `FsPort` (`deno.ts` on `Deno.*`,
- * `node.ts` on `node:fs`, `descriptor.ts` the primitives both share). Every call is synchronous.
+ * `node.ts` on `node:fs`, `descriptor.ts` the primitives both share). Every call is synchronous but
+ * `readDirPaced`, for a directory too big to read while the event loop waits.
  *
  * @module
  */
+
+/** The entries `readDirPaced` reads between two pauses. */
+export const DIR_BATCH = 1_024;
 
 /** What a directory entry or an open descriptor is. `unknown`: the directory did not say. */
 export type EntryKind = "file" | "directory" | "symlink" | "other" | "unknown";
@@ -95,6 +99,12 @@ export interface FsPort {
   holdDirectory(path: string): DirectoryHold;
   /** Lists a directory; a name not UTF-8 is left out, or, where undecidable, reported once as `unknown`. */
   readDir(path: string): DirEntry[];
+  /**
+   * Lists a directory as `readDir` does, in batches of at most `DIR_BATCH` entries, awaiting `pause()` after
+   * each full one; what `pause` throws ends the read (its descriptor closed) and is thrown as it is. Other
+   * work may run between two batches: on Deno they are read on another thread.
+   */
+  readDirPaced(path: string, pause: () => Promise<unknown>): Promise<DirEntry[]>;
   /** Opens a regular file, never via a final link nor blocking (`symlink`, `not_regular`, `changed`). */
   openRead(path: string): FileHandle;
   /** Creates a new file to write; `exists` if anything (even a link) is there; `mode` set via the fd. */

@@ -1,8 +1,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
+import { statSync } from "node:fs";
+import { join } from "node:path";
 import { RUNTIME, traverse, withServer } from "./_harness.ts";
 import { withInProcess } from "./_inprocess.ts";
+import { Rng } from "./_rng.ts";
+import { Listing, ServedEntries, sortPaced } from "../src/listing.ts";
+import { PACED_READ_BYTES } from "../src/root.ts";
 
 /** Bytewise (UTF-8) order, which is not JavaScript's UTF-16 `<` for astral characters. */
 function bytewise(a: string, b: string): number {
@@ -170,5 +175,60 @@ test("maxPageItems caps list_directory, search_files and search_text pages (in-p
       assert.ok(pages.every((p) => p.items.length <= 2), tool);
       assert.equal(pages.length, Math.ceil(want / 2), tool);
     }
+  });
+});
+
+/** `n` random names from characters whose UTF-16 and UTF-8 orders differ, and a few directory keys. */
+function randomKeys(n: number, seed: number): string[] {
+  const rng = new Rng(seed);
+  const chars = ["a", "b", "-", ".", " ", "~", "é", "～", "\uE000", "\uFFFF", "😀", "\u{10FFFF}"];
+  const keys = new Set<string>();
+  while (keys.size < n) {
+    let name = "";
+    const length = 1 + rng.int(4);
+    while (name.length < length) name += chars[rng.int(chars.length)];
+    keys.add(rng.int(10) === 0 ? `${name}/` : name);
+  }
+  return [...keys];
+}
+
+test("sortPaced orders keys as a listing does, pausing between its runs and merges", async () => {
+  for (const [n, seed] of [[10_000, 1], [9_000, 2], [1, 3], [0, 4]]) {
+    const keys = randomKeys(n, seed);
+    let pauses = 0;
+    const sorted = await sortPaced(keys.slice(), () => Promise.resolve(pauses++));
+    assert.deepEqual(sorted, [...keys].sort(bytewise), `${n} keys`);
+    assert.ok(n < 5_000 || pauses >= 4, `${n} keys: ${pauses} pauses`);
+    assert.ok(new Listing(sorted, true).text.equals(new Listing(keys.slice()).text));
+  }
+});
+
+test("a listing's cursor state is the same computed ahead with pauses as at once", async () => {
+  const listing = new Listing(randomKeys(10_000, 5));
+  const order = Uint32Array.from(listing.starts.subarray(0, listing.length).keys());
+  const ahead = new ServedEntries(listing, order);
+  let pauses = 0;
+  await ahead.settle(() => Promise.resolve(pauses++));
+  assert.ok(pauses >= 2, `${pauses} pauses`);
+  assert.equal(ahead.state, new ServedEntries(listing, order).state);
+  assert.notEqual(ahead.state, new ServedEntries(listing, order.subarray(1)).state);
+});
+
+test(`${RUNTIME}: a big directory, read with pauses, lists and searches in order, page by page`, async () => {
+  // Enough names that the directory is at least PACED_READ_BYTES on any common filesystem (ext4, tmpfs,
+  // btrfs, xfs), names whose orders differ around '/', and a subdirectory that serves a file.
+  const files: Record<string, string> = { "big/a/x.md": "needle\n", "big/a.md": "", "big/a-b.md": "" };
+  for (let i = 0; i < 5_000; i++) files[`big/${(i * 7_919 % 5_000).toString(36)}~${i}.md`] = "";
+  await withServer(files, ["--include", "**"], async (server, root) => {
+    const size = statSync(join(root.path, "big")).size;
+    assert.ok(size >= PACED_READ_BYTES, `the directory is ${size} bytes: too small to be read with pauses`);
+    const names = Object.keys(files).map((p) => p.split("/")[1]);
+    const listed = await traverse(server, "list_directory", { path: "big" });
+    assert.deepEqual(listed.items.map((i) => i.name), [...new Set(names)].sort(bytewise));
+    assert.ok(listed.pages.length > 1);
+    assert.equal(listed.items.find((i) => i.name === "a")?.kind, "directory");
+    const found = await traverse(server, "search_files", { query: "a" }, { limits: [700, 1_000] });
+    const paths = Object.keys(files).filter((p) => p.includes("a")).sort(bytewise);
+    assert.deepEqual(found.items.map((i) => i.path), paths);
   });
 });

@@ -47,11 +47,12 @@ export const listDirectory: Tool<typeof inputSchema, ReturnType<typeof pageSchem
     const { root } = ctx;
     const dir = checkPathArgument(root, path, true);
     const may = admit(root, dir, "either"); // from the name first: an unserved path is never touched
+    const pacer = new Pacer(root, ctx.signal);
     let entries: ServedEntries | null = null;
     try {
       if (may.directory) {
         // Its subdirectories are read too: which of them serve something decides what it shows.
-        entries = await root.walkPaced(dir, 1, new Pacer(root, ctx.signal), () => root.entries(dir));
+        entries = await root.walkPaced(dir, 1, pacer, () => root.entries(dir));
       }
       if (entries === null && may.file && root.isFile(dir)) {
         throw new ToolError(`${shownPath(dir)} is a file, not a directory; read it with read_text_file`);
@@ -62,6 +63,7 @@ export const listDirectory: Tool<typeof inputSchema, ReturnType<typeof pageSchem
     if (entries === null) throw notServed(root, dir);
     if (dir !== "" && entries.length === 0) throw notFound(dir); // an unserved directory never shows
 
+    if (entries.length > pageCap(ctx, limit)) await entries.settle(() => pacer.checkpoint()); // its cursors' state
     const args = { path: dir };
     let start = 0;
     if (cursor !== undefined) {

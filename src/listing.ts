@@ -20,16 +20,33 @@ export class Listing {
   readonly subdirs: readonly string[]; // the candidate subdirectories' names
   readonly subdirAt: readonly number[]; // the key index of each
 
-  /** @param keys Sort keys, in any order (sorted here) unless `sorted` says they are in path order. */
-  constructor(keys: string[], sorted = false) {
-    if (!sorted) keys.sort(keyOrder(keys));
-    this.text = Buffer.from(keys.length === 0 ? "" : `${keys.join("\0")}\0`, "utf8");
+  /**
+   * @param keys Sort keys, in any order (sorted here) unless `text` is given.
+   * @param text The keys in path order, each one's UTF-8 and a NUL (`Listing.paced` makes it).
+   */
+  constructor(keys: string[], text?: Buffer) {
+    if (text === undefined) {
+      keys.sort(keyOrder(keys));
+      text = Buffer.from(keys.length === 0 ? "" : `${keys.join("\0")}\0`, "utf8");
+    }
+    this.text = text;
     this.starts = new Uint32Array(keys.length + 1);
     for (let at = 0, k = 0; at < this.text.length; at++) if (this.text[at] === 0) this.starts[++k] = at + 1;
     const subdirAt: number[] = [];
     keys.forEach((key, i) => key.endsWith("/") && subdirAt.push(i));
     this.subdirAt = subdirAt;
     this.subdirs = subdirAt.map((i) => keys[i].slice(0, -1));
+  }
+
+  /** A big directory's listing, its keys sorted and encoded with pauses (`sortPaced`), `SORT_RUN` at a time. */
+  static async paced(keys: string[], pause: () => Promise<unknown>): Promise<Listing> {
+    const sorted = await sortPaced(keys, pause);
+    const parts: Buffer[] = [];
+    for (let at = 0; at < sorted.length; at += SORT_RUN) {
+      parts.push(Buffer.from(`${sorted.slice(at, at + SORT_RUN).join("\0")}\0`, "utf8"));
+      await pause();
+    }
+    return new Listing(sorted, Buffer.concat(parts));
   }
 
   get length(): number {
@@ -111,13 +128,13 @@ function keyOrder(keys: readonly string[]): ((a: string, b: string) => number) |
 const SORT_RUN = 4_096; // keys sorted at once by `sortPaced` (which merges the runs pairwise), entries hashed
 
 /**
- * Sorts keys into path order for `new Listing(keys, true)`, awaiting `pause()` between steps of a few
- * milliseconds: runs of `SORT_RUN` keys are sorted, then merged pairwise. A big directory's sort is the
- * longest step of its read (160,000 names: about 130 ms at once).
+ * Sorts keys into path order, awaiting `pause()` after every `SORT_RUN` keys sorted or merged: runs of
+ * `SORT_RUN` keys are sorted, then merged pairwise. A big directory's sort is the longest step of its read
+ * (160,000 names: about 130 ms at once).
  */
 export async function sortPaced(keys: string[], pause: () => Promise<unknown>): Promise<string[]> {
   const order = keyOrder(keys);
-  const before = order ?? ((a: string, b: string) => a < b ? -1 : a > b ? 1 : 0);
+  const compare = order ?? ((a: string, b: string) => a < b ? -1 : a > b ? 1 : 0);
   let runs: string[][] = [];
   for (let at = 0; at < keys.length; at += SORT_RUN) {
     runs.push(keys.slice(at, at + SORT_RUN).sort(order));
@@ -126,26 +143,24 @@ export async function sortPaced(keys: string[], pause: () => Promise<unknown>): 
   while (runs.length > 1) {
     const merged: string[][] = [];
     for (let r = 0; r < runs.length; r += 2) {
-      merged.push(r + 1 < runs.length ? merge(runs[r], runs[r + 1], before) : runs[r]);
-      await pause();
+      merged.push(r + 1 < runs.length ? await merge(runs[r], runs[r + 1], compare, pause) : runs[r]);
     }
     runs = merged;
   }
   return runs[0] ?? [];
 }
 
-function merge(
+async function merge(
   a: readonly string[],
   b: readonly string[],
   compare: (a: string, b: string) => number,
-): string[] {
+  pause: () => Promise<unknown>,
+): Promise<string[]> {
   const out = new Array<string>(a.length + b.length);
-  let i = 0;
-  let j = 0;
-  let o = 0;
-  while (i < a.length && j < b.length) out[o++] = compare(a[i], b[j]) <= 0 ? a[i++] : b[j++];
-  while (i < a.length) out[o++] = a[i++];
-  while (j < b.length) out[o++] = b[j++];
+  for (let o = 0, i = 0, j = 0; o < out.length; o++) {
+    out[o] = j === b.length || (i < a.length && compare(a[i], b[j]) <= 0) ? a[i++] : b[j++];
+    if (o % SORT_RUN === SORT_RUN - 1) await pause();
+  }
   return out;
 }
 

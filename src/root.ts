@@ -12,7 +12,7 @@ import { createSelector, type Selector } from "./selector.ts";
 import type { DirectoryHold, DirEntry, EntryKind, FileHandle, FileInfo, FsPort } from "./ports/fs_port.ts";
 import { DIR_BATCH, FsError } from "./ports/fs_port.ts";
 import { joinRelative, parentOf } from "./paths.ts";
-import { Listing, ServedEntries, sortPaced, Tree } from "./listing.ts";
+import { Listing, ServedEntries, Tree } from "./listing.ts";
 import { type Found, Search } from "./path_search.ts";
 import { sameIdentity } from "./identity.ts";
 import { isTempName } from "./temp_names.ts";
@@ -517,7 +517,7 @@ export class Root {
       if (entries[i].kind !== "unknown") add(entries[i]);
       if (i % DIR_BATCH === DIR_BATCH - 1) await pause();
     }
-    return new Listing(await sortPaced(keys, pause), true);
+    return await Listing.paced(keys, pause);
   }
 
   /**

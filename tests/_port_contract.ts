@@ -293,6 +293,34 @@ export function portContract(name: string, port: FsPort): void {
     },
   );
 
+  test(
+    title("readDirPaced reads the directory it opened: one put at its path during a pause is never listed"),
+    async () => {
+      await inTempAsync(async (dir) => {
+        // A name that is not UTF-8 too: its bytes must come from the same read, never a second one by path.
+        const big = join(dir, "big");
+        mkdirSync(big);
+        for (let i = 0; i < 2 * DIR_BATCH + 5; i++) writeFileSync(join(big, `f${i}.txt`), "");
+        const made = spawnSync("sh", ["-c", 'printf bytes > "$(printf "odd\\377.txt")"'], { cwd: big });
+        assert.equal(made.status, 0, `${made.stderr}`);
+        let swapped = false;
+        const paced = await port.readDirPaced(big, () => {
+          if (!swapped) {
+            swapped = true;
+            renameSync(big, join(dir, "moved"));
+            mkdirSync(big);
+            writeFileSync(join(big, "other.txt"), "");
+          }
+          return Promise.resolve();
+        });
+        assert.ok(swapped, "the read paused");
+        const names = (entries: { name: string; kind: string }[]) =>
+          entries.map((e) => `${e.name}:${e.kind}`).sort();
+        assert.deepEqual(names(paced), names(port.readDir(join(dir, "moved"))));
+      });
+    },
+  );
+
   test(title("readDirPaced ends at what a pause throws, and maps the filesystem's errors"), async () => {
     await inTempAsync(async (dir) => {
       for (let i = 0; i < DIR_BATCH + 1; i++) writeFileSync(join(dir, `f${i}.txt`), "");

@@ -56,7 +56,7 @@ function readDir(path: string): DirEntry[] {
   return entries.list;
 }
 
-/** `Deno.readDir` reads the entries on another thread, handing them over a few dozen at a time. */
+/** `Deno.readDir` reads the directory on another thread, handing the entries over as it goes. */
 async function readDirPaced(path: string, pause: () => Promise<unknown>): Promise<DirEntry[]> {
   const entries = new Entries();
   const reader = Deno.readDir(path)[Symbol.asyncIterator]();

@@ -133,7 +133,12 @@ const SORT_RUN = 4_096; // keys sorted at once by `sortPaced` (which merges the 
  * (160,000 names: about 130 ms at once).
  */
 export async function sortPaced(keys: string[], pause: () => Promise<unknown>): Promise<string[]> {
-  const order = keyOrder(keys);
+  let bytewise = false; // `keyOrder`, a run at a time
+  for (let i = 0; i < keys.length && !bytewise; i++) {
+    bytewise = BEYOND_SURROGATES.test(keys[i]);
+    if (i % SORT_RUN === SORT_RUN - 1) await pause();
+  }
+  const order = bytewise ? compareBytewise : undefined;
   const compare = order ?? ((a: string, b: string) => a < b ? -1 : a > b ? 1 : 0);
   let runs: string[][] = [];
   for (let at = 0; at < keys.length; at += SORT_RUN) {

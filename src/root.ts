@@ -195,6 +195,7 @@ export class Root {
    * @internal
    */
   async walkPaced<T>(dir: string, depth: number, pacer: Pacer, walk: () => T): Promise<T> {
+    if (dir !== "") await this.prepare(parentOf(dir), pacer); // the directories above, as the walk meets them
     const fresh: Fresh = new Map();
     let seen = pacer.pauses;
     // Whether the call paused (between directories or inside a big one's read) since it last asked.
@@ -236,6 +237,29 @@ export class Root {
     } finally {
       this.#fresh = null;
       this.#unchanged = null;
+    }
+  }
+
+  /**
+   * Validates the directories from the root down to `dir` as `walkPaced` does (a big one read with pauses),
+   * one at a time and each through the ones above it checked again, so that a synchronous lookup after it
+   * reads none of them unless one changed meanwhile. Does nothing when `dir` is cached and trusted; what fails
+   * here is left for the lookup to meet.
+   * @internal
+   */
+  async prepare(dir: string, pacer: Pacer): Promise<void> {
+    if (this.#cache.get(dir)?.trusted) return;
+    const chain = [""]; // the root, then each directory down to `dir`
+    for (let at = dir.indexOf("/"); at >= 0; at = dir.indexOf("/", at + 1)) chain.push(dir.slice(0, at));
+    if (dir !== "") chain.push(dir);
+    const fresh: Fresh = new Map();
+    for (const at of chain) {
+      try {
+        if (await this.#entryPaced(at, false, pacer, fresh) === null) return;
+      } catch (error) {
+        if (!(error instanceof FsError)) throw error;
+        return;
+      }
     }
   }
 

@@ -360,8 +360,9 @@ function busy(ms: number): void {
 
 test("a big directory's first read pauses for input between its batches: a cancellation stops it", async () => {
   // `big` says it is big (its size), and its read comes in batches of one name, each taking 15 ms: a call
-  // that reads it must pause between them, see the cancellation and read no more.
-  const files: Record<string, string> = {};
+  // that reads it, walking it or looking up a path below it, must pause between them, see the cancellation
+  // and read no more.
+  const files: Record<string, string> = { "big/sub/x.txt": "" };
   for (let i = 0; i < 8; i++) files[`big/f${i}.txt`] = "needle\n";
   const temp = makeRoot(files);
   try {
@@ -371,6 +372,9 @@ test("a big directory's first read pauses for input between its batches: a cance
       [searchText, { query: "needle" }],
       [listDirectory, {}],
       [listDirectory, { path: "big" }],
+      [listDirectory, { path: "big/sub" }],
+      [searchText, { query: "needle", path: "big/f1.txt" }],
+      [readTextFile, { path: "big/f1.txt" }],
     ];
     for (const [tool, args] of cases) {
       const abort = new AbortController();

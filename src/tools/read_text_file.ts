@@ -8,7 +8,9 @@
 import { isUtf8 } from "node:buffer";
 import * as z from "zod";
 import { charBoundary, completeEnd, decodeValid, Utf8Stream } from "../bytes.ts";
-import { checkPathArgument, openServedFile } from "../confine.ts";
+import { admit, checkPathArgument, openServedFile } from "../confine.ts";
+import { Pacer } from "../pacing.ts";
+import { parentOf } from "../paths.ts";
 import { assertState } from "../cursor.ts";
 import { STALE_CURSOR_MESSAGE, ToolError } from "../errors.ts";
 import { Digest } from "../hashing.ts";
@@ -52,9 +54,11 @@ export const readTextFile: Tool<typeof inputSchema, ReturnType<typeof pageSchema
   inputSchema,
   outputSchema: pageSchema(item),
   annotations: READ_ONLY,
-  run({ path, cursor, limit }, ctx) {
+  async run({ path, cursor, limit }, ctx) {
     const { root } = ctx;
     const rel = checkPathArgument(root, path, false);
+    admit(root, rel, "file"); // from the name first: an unserved path is never touched
+    await root.prepare(parentOf(rel), new Pacer(root, ctx.signal)); // its directory, if big, read with pauses
     const args = { path: rel };
     const claims = cursor === undefined ? undefined : ctx.cursors.open(cursor, NAME, args);
     const { handle, info } = openServedFile(root, rel);

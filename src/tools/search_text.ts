@@ -16,6 +16,7 @@ import { identityOf, IdentityRecords } from "../identity.ts";
 import { fitPage, type Page, pageSchema } from "../page.ts";
 import type { Root } from "../root.ts";
 import { Pacer } from "../pacing.ts";
+import { parentOf } from "../paths.ts";
 import { type Match, type Position, Scan, scanSlot } from "../search/scan.ts";
 import {
   argumentsSchema,
@@ -148,7 +149,10 @@ async function scopeFiles(root: Root, scope: string, pacer: Pacer): Promise<stri
   const may = admit(root, scope, "either"); // from the name first: an unserved scope is never touched
   let files: string[] = [];
   try {
-    if (may.file && root.isFile(scope)) return [scope];
+    if (may.file) {
+      await root.prepare(parentOf(scope), pacer);
+      if (root.isFile(scope)) return [scope];
+    }
     if (may.directory) {
       files = await root.walkPaced(scope, Infinity, pacer, () => [...root.files(scope)]);
     }

@@ -35,6 +35,7 @@ import { growthFile } from "./bench/scenarios/growth_file.ts";
 import { growthLine } from "./bench/scenarios/growth_line.ts";
 import { growthTree } from "./bench/scenarios/growth_tree.ts";
 import { huge } from "./bench/scenarios/huge.ts";
+import { bigDir } from "./bench/scenarios/big_dir.ts";
 import { listAll } from "./bench/scenarios/list_all.ts";
 import { listRoot } from "./bench/scenarios/list_root.ts";
 import { read } from "./bench/scenarios/read.ts";
@@ -58,6 +59,7 @@ const PLAN: [string, Scenario][] = [
   ["growth_tree", growthTree],
   ["growth_file", growthFile],
   ["growth_line", growthLine],
+  ["big_dir", bigDir],
   ["huge", huge],
 ];
 const NAMES = PLAN.map(([id]) => id);

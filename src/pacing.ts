@@ -68,6 +68,27 @@ export class Pacer {
     return paused;
   }
 
+  /**
+   * Waits for `work` another call is doing, or throws `cancelled` as soon as this call is. Counts as a pause:
+   * other calls ran meanwhile.
+   */
+  async wait<T>(work: Promise<T>): Promise<T> {
+    const signal = this.#signal;
+    let stop = () => {};
+    const cancelled = new Promise<never>((_, reject) => {
+      stop = () => reject(new ToolError("cancelled"));
+      if (signal.aborted) stop();
+      else signal.addEventListener("abort", stop, { once: true });
+    });
+    try {
+      return await Promise.race([work, cancelled]);
+    } finally {
+      signal.removeEventListener("abort", stop);
+      this.#pauses++;
+      this.#pausedAt = performance.now();
+    }
+  }
+
   /** How many times the call paused so far. */
   get pauses(): number {
     return this.#pauses;

@@ -46,8 +46,22 @@ function depthOf(dir: string): number {
   return dir === "" ? 0 : dir.split("/").length;
 }
 
+/** A directory's identity as lstatted (`info`) just before a read, and when (`now`, `Date.now()`). */
+interface Seen {
+  readonly info: FileInfo;
+  readonly now: number;
+}
+
 /** A cache lookup: the entry still valid (`null`: no directory there), or the directory to read again. */
-type Lookup = { readonly valid: CachedDir | null } | { readonly stale: FileInfo; readonly now: number };
+type Lookup = { readonly valid: CachedDir | null } | { readonly stale: Seen };
+
+/** A read's listing and the identity it was read under (`null`: the directory went meanwhile). */
+type Read = { readonly listing: Listing; readonly seen: Seen } | null;
+
+/** Whether an lstat still shows the directory `info` describes: the same inode, changed or not. */
+function sameDirectory(now: FileInfo | null, info: FileInfo): boolean {
+  return now?.kind === "directory" && now.ino === info.ino && now.dev === info.dev;
+}
 
 /** Drops `dir` (when one is given) and every directory below it from `fresh`; returns whether it did. */
 function dropReplaced(fresh: Fresh, dir: string | undefined): boolean {
@@ -92,6 +106,8 @@ export class Root {
   #cachedNames = 0;
   #fresh: Fresh | null = null; // while a `walkPaced` walk runs: the directories it validated
   #unchanged: Set<string> | null = null; // during that walk (which cannot pause): those checked since
+  #accepted: ReadonlyMap<string, unknown> | null = null; // during `accepting`: what its call validated
+  readonly #reading = new Map<string, Promise<CachedDir | null>>(); // big directories being read, with pauses
 
   /** @ignore Use `openRoot`. */
   constructor(
@@ -191,12 +207,17 @@ export class Root {
    * or changed, read, exactly as the walk would, and only a directory validated so is descended into (a
    * cached one replaced by a link is never walked through). The walk then trusts those directories, so it
    * holds the event loop only for its own bookkeeping (a first walk of 310,000 files held input for 2 s).
-   * What fails here is left for the walk to meet.
+   * What fails here is left for the walk to meet. `validated` gets the directories, for the call's later
+   * lookups (`accepting`).
    * @internal
    */
-  async walkPaced<T>(dir: string, depth: number, pacer: Pacer, walk: () => T): Promise<T> {
-    if (dir !== "") await this.prepare(parentOf(dir), pacer); // the directories above, as the walk meets them
-    const fresh: Fresh = new Map();
+  async walkPaced<T>(
+    dir: string,
+    depth: number,
+    pacer: Pacer,
+    walk: () => T,
+    validated?: Map<string, unknown>,
+  ): Promise<T> {
     let seen = pacer.pauses;
     // Whether the call paused (between directories or inside a big one's read) since it last asked.
     const pausedSince = () => {
@@ -204,18 +225,21 @@ export class Root {
       seen = pacer.pauses;
       return paused;
     };
+    const above = dir === "" ? null : await this.#prepare(parentOf(dir), pacer); // as the walk meets them
+    const fresh: Fresh = new Map();
     const pending: [string, number][] = [[dir, depth]];
     for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
       const [at, left] = next;
       await pacer.checkpoint();
+      // After a pause the directories above it may have been replaced: below one that was, none is read.
       if (at !== dir) {
-        // After a pause the directories above it may have been replaced: below one that was, none is read.
         if (pausedSince() && dropReplaced(fresh, this.#replacedAbove(at, fresh))) continue;
         if (parentOf(at) !== "" && !fresh.has(parentOf(at))) continue; // below one dropped
-      }
+      } else if (above && pausedSince() && this.#replacedAbove(at, above) !== undefined) continue;
       let entry: CachedDir | null = null;
       try {
-        entry = await this.#entryPaced(at, at !== dir, pacer, fresh); // the top one named, the rest listed
+        // The top one named (and listed by its parent as validated above), the rest listed.
+        entry = await this.#entryPaced(at, at !== dir, pacer, fresh, above?.get(parentOf(at)));
       } catch (error) {
         if (!(error instanceof FsError)) throw error;
       }
@@ -230,10 +254,11 @@ export class Root {
         pending.push([this.#subdir(at, entry, k), left - 1]);
       }
     }
+    for (const [at, entry] of [...above ?? [], ...fresh]) validated?.set(at, entry);
     this.#fresh = fresh; // synchronous from here to the end: no other call runs meanwhile
     this.#unchanged = new Set();
     try {
-      return walk();
+      return this.accepting(above ?? new Map(), walk);
     } finally {
       this.#fresh = null;
       this.#unchanged = null;
@@ -241,26 +266,67 @@ export class Root {
   }
 
   /**
-   * Validates the directories from the root down to `dir` as `walkPaced` does (a big one read with pauses),
-   * one at a time and each through the ones above it checked again, so that a synchronous lookup after it
-   * reads none of them unless one changed meanwhile. Does nothing when `dir` is cached and trusted; what fails
-   * here is left for the lookup to meet.
+   * Runs `lookup`, a synchronous lookup below `dir`, after validating the directories from the root down to
+   * `dir` one at a time as `walkPaced` does (a big one read with pauses, each through the ones above it
+   * checked again), under `accepting` them; `validated` gets them too, for the call's later lookups.
    * @internal
    */
-  async prepare(dir: string, pacer: Pacer): Promise<void> {
-    if (this.#cache.get(dir)?.trusted) return;
+  async prepared<T>(
+    dir: string,
+    pacer: Pacer,
+    lookup: () => T,
+    validated: Map<string, unknown> = new Map(),
+  ): Promise<T> {
+    for (const [at, entry] of await this.#prepare(dir, pacer)) validated.set(at, entry);
+    return this.accepting(validated, lookup);
+  }
+
+  /**
+   * Runs `lookup` (synchronous) taking the directories this call validated (`validated`, from `prepared` or
+   * `walkPaced`) as it validated them, while each is still the same directory, changed or not: as a listing
+   * read in the lookup itself would be. So a directory being written to is not read again in one go at every
+   * lookup, which a big one would hold input for.
+   * @internal
+   */
+  accepting<T>(validated: ReadonlyMap<string, unknown>, lookup: () => T): T {
+    const outer = this.#accepted;
+    this.#accepted = validated;
+    try {
+      return lookup();
+    } finally {
+      this.#accepted = outer;
+    }
+  }
+
+  /**
+   * The directories from the root down to `dir` as validated now, by path; what fails is left for the lookup
+   * to meet. Nothing when all are cached, trusted and small: then a lookup reads none (a small read's case).
+   */
+  async #prepare(dir: string, pacer: Pacer): Promise<Fresh> {
     const chain = [""]; // the root, then each directory down to `dir`
     for (let at = dir.indexOf("/"); at >= 0; at = dir.indexOf("/", at + 1)) chain.push(dir.slice(0, at));
     if (dir !== "") chain.push(dir);
-    const fresh: Fresh = new Map();
+    const validated: Fresh = new Map();
+    const settled = (at: string) => {
+      const cached = this.#cache.get(at);
+      return cached?.trusted && cached.info.size < PACED_READ_BYTES;
+    };
+    if (chain.every(settled)) return validated;
+    let seen = pacer.pauses;
     for (const at of chain) {
+      // After a pause the directories above may have been replaced: checked again, top down, first.
+      if (pacer.pauses !== seen && this.#replacedAbove(at, validated) !== undefined) break;
+      seen = pacer.pauses;
+      let entry: CachedDir | null = null;
       try {
-        if (await this.#entryPaced(at, false, pacer, fresh) === null) return;
+        entry = await this.#entryPaced(at, false, pacer, validated, validated.get(parentOf(at)));
       } catch (error) {
         if (!(error instanceof FsError)) throw error;
-        return;
       }
+      if (entry === null) break;
+      validated.set(at, entry);
     }
+    return validated;
   }
 
   /**
@@ -349,7 +415,7 @@ export class Root {
     if (!checked && !this.#listedByParent(dir, cached)) return null;
     try {
       const found = this.#lookup(dir, cached);
-      return "valid" in found ? found.valid : this.#store(dir, found, this.#readSettled(dir, found.stale));
+      return "valid" in found ? found.valid : this.#store(dir, this.#readSettled(dir, found.stale));
     } catch (error) {
       return this.#unreadable(dir, checked, error);
     }
@@ -357,31 +423,56 @@ export class Root {
 
   /**
    * `#entry` as `walkPaced` runs it: a directory of `PACED_READ_BYTES` or more is read with pauses (other
-   * calls may run meanwhile), checked after them against `fresh` and the cache. The parents of one a call
-   * names are looked up as `#entry` does.
+   * calls may run meanwhile), checked after them against `fresh` and the cache, and read once for all the
+   * calls that want it meanwhile. One a call names must be listed by its `parent`, given when this call
+   * validated it (the directories above checked again after any pause), else looked up as `#entry` does.
    */
-  async #entryPaced(dir: string, checked: boolean, pacer: Pacer, fresh: Fresh): Promise<CachedDir | null> {
-    const cached = this.#cache.get(dir);
-    if (!checked && !this.#listedByParent(dir, cached)) return null;
-    try {
-      const found = this.#lookup(dir, cached);
-      if ("valid" in found) return found.valid;
-      const listing = found.stale.size < PACED_READ_BYTES
-        ? this.#readSettled(dir, found.stale)
-        : await this.#readSettledPaced(dir, found.stale, pacer, fresh);
-      return this.#store(dir, found, listing);
-    } catch (error) {
-      return this.#unreadable(dir, checked, error);
+  async #entryPaced(
+    dir: string,
+    checked: boolean,
+    pacer: Pacer,
+    fresh: Fresh,
+    parent?: CachedDir,
+  ): Promise<CachedDir | null> {
+    for (;;) {
+      const cached = this.#cache.get(dir);
+      if (!checked && !this.#listedByParent(dir, cached, parent)) return null;
+      try {
+        const found = this.#lookup(dir, cached);
+        if ("valid" in found) return found.valid;
+        if (found.stale.info.size < PACED_READ_BYTES) {
+          return this.#store(dir, this.#readSettled(dir, found.stale));
+        }
+        const reading = this.#reading.get(dir);
+        if (reading === undefined) return await this.#readShared(dir, found.stale, pacer, fresh);
+        const read = await pacer.wait(reading.catch(() => null));
+        // Read by another call during this one: taken as if read here, the directories above checked first.
+        if (read !== null && this.#cache.get(dir) === read && this.#replacedAbove(dir, fresh) === undefined) {
+          if (sameDirectory(this.fs.lstat(this.#abs(dir)), read.info)) return read;
+        }
+      } catch (error) {
+        return this.#unreadable(dir, checked, error);
+      }
     }
   }
 
-  /** Whether a directory a call names is listed by its parent (read as needed), byte for byte. */
-  #listedByParent(dir: string, cached: CachedDir | undefined): boolean {
+  /** Reads a big directory with pauses and caches it, sharing the read with the calls that want it meanwhile. */
+  async #readShared(dir: string, before: Seen, pacer: Pacer, fresh: Fresh): Promise<CachedDir | null> {
+    const read = this.#readSettledPaced(dir, before, pacer, fresh).then((read) => this.#store(dir, read));
+    this.#reading.set(dir, read);
+    try {
+      return await read;
+    } finally {
+      if (this.#reading.get(dir) === read) this.#reading.delete(dir);
+    }
+  }
+
+  /** Whether a directory a call names is listed by its parent (`parent`, or looked up), byte for byte. */
+  #listedByParent(dir: string, cached: CachedDir | undefined, parent?: CachedDir | null): boolean {
     if (dir === "") return true;
     if (!cached && (depthOf(dir) > this.limits.maxDepth || !this.selector.mayContain(dir))) return false;
-    const slash = dir.lastIndexOf("/");
-    const parent = this.#entry(slash < 0 ? "" : dir.slice(0, slash), false);
-    return parent?.listing.has(`${dir.slice(slash + 1)}/`) ?? false;
+    parent ??= this.#entry(parentOf(dir), false);
+    return parent?.listing.has(`${dir.slice(dir.lastIndexOf("/") + 1)}/`) ?? false;
   }
 
   /** A directory that failed to be looked at or read: forgotten, and gone unless a call named it. */
@@ -412,16 +503,17 @@ export class Root {
       return { valid: null };
     }
     if (cached?.trusted && sameIdentity(cached.info, info)) return { valid: cached };
-    return { stale: info, now };
+    // Validated by this call's `prepare`: as good as a listing read in this very lookup while it is the same.
+    if (cached && this.#accepted?.get(dir) === cached && sameDirectory(info, cached.info)) {
+      return { valid: cached };
+    }
+    return { stale: { info, now } };
   }
 
-  /** Caches `listing`, read under the identity `found.stale` (`null`: the directory went meanwhile). */
-  #store(
-    dir: string,
-    { stale: info, now }: { stale: FileInfo; now: number },
-    listing: Listing | null,
-  ): CachedDir | null {
-    if (listing === null) return null;
+  /** Caches a read's listing under the identity it was read under; `null` for none. */
+  #store(dir: string, read: Read): CachedDir | null {
+    if (read === null) return null;
+    const { listing, seen: { info, now } } = read;
     // The later of ctime and mtime: Deno reports ctime in whole seconds, mtime in milliseconds.
     const changedNs = info.ctimeNs > info.mtimeNs ? info.ctimeNs : info.mtimeNs;
     const trusted = Number(changedNs / 1_000_000n) + RACY_MARGIN_MS < now;
@@ -477,11 +569,13 @@ export class Root {
    * Reads a directory and checks it is still the same one after: one swapped for a link meanwhile listed the
    * link's target. A swap and back keeps the inode but not the ctime, so an unsettled read is read again.
    */
-  #readSettled(dir: string, before: FileInfo): Listing | null {
+  #readSettled(dir: string, before: Seen): Read {
     for (let attempt = 1;; attempt++) {
       const listing = this.#read(dir);
       const after = this.#identityAfterRead(dir, before);
-      if (after === before || (after !== null && attempt >= SETTLED_READ_ATTEMPTS)) return listing;
+      if (after === before || (after !== null && attempt >= SETTLED_READ_ATTEMPTS)) {
+        return { listing, seen: before };
+      }
       if (after === null) return null;
       before = after;
     }
@@ -492,29 +586,28 @@ export class Root {
    * they are checked first, top down (so no lstat goes through a link), then the directory itself, and the
    * names whose kind the directory did not report are lstatted before the next pause.
    */
-  async #readSettledPaced(
-    dir: string,
-    before: FileInfo,
-    pacer: Pacer,
-    fresh: Fresh,
-  ): Promise<Listing | null> {
+  async #readSettledPaced(dir: string, before: Seen, pacer: Pacer, fresh: Fresh): Promise<Read> {
     for (let attempt = 1;; attempt++) {
       const entries = await this.fs.readDirPaced(this.#abs(dir), () => pacer.checkpoint());
       if (this.#replacedAbove(dir, fresh) !== undefined) return null; // left to the walk, which checks again
       const after = this.#identityAfterRead(dir, before);
       if (after === before || (after !== null && attempt >= SETTLED_READ_ATTEMPTS)) {
-        return await this.#listPaced(dir, entries, pacer);
+        return { listing: await this.#listPaced(dir, entries, pacer), seen: before };
       }
       if (after === null) return null;
       before = after;
     }
   }
 
-  /** After a read begun under `before`: `before` if unchanged, `null` if it is another directory or none. */
-  #identityAfterRead(dir: string, before: FileInfo): FileInfo | null {
+  /**
+   * After a read begun under `before`: `before` if unchanged, the directory's identity now if it changed,
+   * `null` if it is another directory or none.
+   */
+  #identityAfterRead(dir: string, before: Seen): Seen | null {
+    const now = Date.now();
     const after = this.fs.lstat(this.#abs(dir));
-    if (after === null || after.ino !== before.ino || after.dev !== before.dev) return null;
-    return sameIdentity(after, before) ? before : after;
+    if (after === null || after.ino !== before.info.ino || after.dev !== before.info.dev) return null;
+    return sameIdentity(after, before.info) ? before : { info: after, now };
   }
 
   #read(dir: string): Listing {

@@ -413,6 +413,129 @@ test("a big directory's first read pauses for input between its batches: a cance
 });
 
 /**
+ * The Node port with `big` said to be big (its size) and, with `writing`, written to all the time (its
+ * identity changes at every lstat); `reads` counts its reads, in one go and with pauses.
+ */
+function bigDirPort(
+  big: string,
+  writing: boolean,
+): { port: FsPort; reads: { oneGo: number; paced: number } } {
+  const reads = { oneGo: 0, paced: 0 };
+  let tick = 0n;
+  const port: FsPort = {
+    ...nodePort,
+    lstat(path) {
+      const info = nodePort.lstat(path);
+      if (path !== big || !info) return info;
+      const changed = writing ? BigInt(Date.now()) * 1_000_000n + ++tick : info.mtimeNs;
+      return { ...info, size: PACED_READ_BYTES, mtimeNs: changed, ctimeNs: changed };
+    },
+    readDir(path) {
+      if (path === big) reads.oneGo++;
+      return nodePort.readDir(path);
+    },
+    async readDirPaced(path, pause) {
+      if (path === big) reads.paced++;
+      const entries = await nodePort.readDirPaced(path, pause);
+      await pause();
+      return entries;
+    },
+  };
+  return { port, reads };
+}
+
+test("lookups below a big directory being written to read it with pauses only, never again in one go", async () => {
+  const temp = makeRoot({ "big/f.txt": "in big\n", "big/sub/g.txt": "in sub\n" });
+  try {
+    const { port, reads } = bigDirPort(join(realpathSync(temp.path), "big"), true);
+    const root = openRoot({ root: temp.path, include: ["**"], fs: port });
+    const cases: [Tool, Record<string, unknown>, (value: unknown) => boolean][] = [
+      [readTextFile, { path: "big/f.txt" }, (v) => JSON.stringify(v).includes("in big")],
+      [readTextFile, { path: "big/sub/g.txt" }, (v) => JSON.stringify(v).includes("in sub")],
+      [searchText, { query: "in", path: "big/f.txt" }, (v) => JSON.stringify(v).includes("big/f.txt")],
+      [searchText, { query: "in", path: "big" }, (v) => JSON.stringify(v).includes("big/sub/g.txt")],
+      [listDirectory, { path: "big/sub" }, (v) => JSON.stringify(v).includes("g.txt")],
+    ];
+    for (const [tool, args, right] of cases) {
+      const value = await call(root, tool, args);
+      assert.ok(right(value), `${tool.name} ${JSON.stringify(args)}: ${JSON.stringify(value)}`);
+    }
+    assert.equal(reads.oneGo, 0, `read in one go ${reads.oneGo} times (with pauses ${reads.paced})`);
+    assert.ok(reads.paced >= cases.length, `read with pauses ${reads.paced} times`);
+  } finally {
+    temp.cleanup();
+  }
+});
+
+test("calls that want a big directory while another call reads it wait for that one read", async () => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 8; i++) files[`big/f${i}.txt`] = `file ${i}\n`;
+  const temp = makeRoot(files);
+  try {
+    const { port, reads } = bigDirPort(join(realpathSync(temp.path), "big"), false);
+    const root = openRoot({ root: temp.path, include: ["**"], fs: port });
+    const values = await Promise.all([
+      ...Array.from({ length: 8 }, (_, i) => call(root, readTextFile, { path: `big/f${i}.txt` })),
+      call(root, listDirectory, { path: "big" }),
+      call(root, searchFiles, { query: "f" }),
+    ]);
+    for (let i = 0; i < 8; i++) {
+      assert.ok(JSON.stringify(values[i]).includes(`file ${i}`), JSON.stringify(values[i]));
+    }
+    assert.equal((values[8] as { items: unknown[] }).items.length, 8);
+    assert.equal((values[9] as { items: unknown[] }).items.length, 8);
+    assert.deepEqual(reads, { oneGo: 0, paced: 1 });
+  } finally {
+    temp.cleanup();
+  }
+});
+
+test("a call cancelled while it waits for another call's read of a big directory stops at once", async () => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 8; i++) files[`big/f${i}.txt`] = `file ${i}\n`;
+  const temp = makeRoot(files);
+  try {
+    const big = join(realpathSync(temp.path), "big");
+    const abort = new AbortController();
+    let batches = 0;
+    let readStarted = () => {};
+    const started = new Promise<void>((resolve) => readStarted = resolve);
+    const port: FsPort = {
+      ...nodePort,
+      lstat(path) {
+        const info = nodePort.lstat(path);
+        return path === big && info ? { ...info, size: PACED_READ_BYTES } : info;
+      },
+      async readDirPaced(path, pause) {
+        const entries = nodePort.readDir(path);
+        for (let i = 0; i < entries.length; i++) {
+          if (++batches === 1) readStarted();
+          if (batches === 3) abort.abort(); // the waiting call is cancelled while the first one reads
+          busy(15);
+          await pause();
+        }
+        return entries;
+      },
+    };
+    const root = openRoot({ root: temp.path, include: ["**"], fs: port });
+    const order: string[] = [];
+    const reading = call(root, listDirectory, { path: "big" }).then((value) => (order.push("read"), value));
+    await started; // the listing reads `big`: the read below waits for it
+    const waiting = Promise.resolve(
+      readTextFile.run({ path: "big/f1.txt" } as never, toolContext(root, abort.signal)),
+    )
+      .then(() => "answered", (error) => error instanceof ToolError ? error.message : String(error))
+      .then((outcome) => (order.push("waiting"), outcome));
+    assert.equal(await waiting, "cancelled");
+    assert.equal(((await reading) as { items: unknown[] }).items.length, 8);
+    assert.deepEqual(order, ["waiting", "read"], "the cancelled call did not wait for the read to end");
+    assert.equal(batches, 8, "the directory was read once");
+  } finally {
+    temp.cleanup();
+  }
+});
+
+/**
  * The Node port under a racing actor: reading `slow` takes 15 ms, so the walk pauses after it, and at the
  * root-pin check after that pause `swapped` becomes a link to `outside`; `goneOnce` is missing at its first
  * lstat. With `big`, `slow` says it is big (its size) and the walk pauses in the middle of reading it, its

@@ -37,6 +37,8 @@ export interface Sizes {
   growthLeafFiles: number[];
   growthReadBytes: number[];
   growthLineFiles: number;
+  /** Names in the one big directory. */
+  bigDirNames: number;
 }
 
 const MIB = 1024 * 1024;
@@ -52,6 +54,7 @@ export const FULL: Sizes = {
   growthLeafFiles: [1, 10, 100],
   growthReadBytes: [MIB, 8 * MIB, 64 * MIB],
   growthLineFiles: 32,
+  bigDirNames: 160_000,
 };
 export const QUICK: Sizes = {
   textFiles: 200,
@@ -63,6 +66,7 @@ export const QUICK: Sizes = {
   growthLeafFiles: [1, 10],
   growthReadBytes: [MIB, 8 * MIB],
   growthLineFiles: 8,
+  bigDirNames: 20_000,
 };
 
 function exists(path: string): boolean {
@@ -112,6 +116,21 @@ export function textCorpus(files: number, fileBytes: number): Promise<string> {
         `${dir}/f${String(i).padStart(5, "0")}.txt`,
         textOf(pool, rand, fileBytes, needles),
       );
+    }
+  });
+}
+
+/** The name of file `i` of the big directory: numbered in a scrambled order, so no read returns them sorted. */
+export function bigDirName(i: number, names: number): string {
+  return `n${String(Math.imul(i, 7_919) % names).padStart(6, "0")}-${i % 7}.txt`;
+}
+
+/** One directory `big` of `names` empty files (`bigDirName`). */
+export function bigDirCorpus(names: number): Promise<string> {
+  return cached(`bigdir-${names}`, { names }, (root) => {
+    Deno.mkdirSync(`${root}/big`);
+    for (let i = 0; i < names; i++) {
+      Deno.writeFileSync(`${root}/big/${bigDirName(i, names)}`, new Uint8Array());
     }
   });
 }

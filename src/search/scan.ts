@@ -63,6 +63,7 @@ export class Scan {
   readonly after: Position[] = [];
   readonly #root: Root;
   readonly #pacer: Pacer;
+  readonly #validated: ReadonlyMap<string, unknown>;
   readonly #needle: Buffer;
   readonly #search: WindowSearch;
   readonly #maxItems: number;
@@ -77,10 +78,19 @@ export class Scan {
   /**
    * @param room Bytes the page's items may take in the result line.
    * @param pacer The call's pacing, shared with its listing.
+   * @param validated The directories the call's listing validated, taken as such (`Root.accepting`).
    */
-  constructor(root: Root, needle: Buffer, maxItems: number, room: number, pacer: Pacer) {
+  constructor(
+    root: Root,
+    needle: Buffer,
+    maxItems: number,
+    room: number,
+    pacer: Pacer,
+    validated: ReadonlyMap<string, unknown>,
+  ) {
     this.#root = root;
     this.#pacer = pacer;
+    this.#validated = validated;
     this.#needle = needle;
     this.#search = searchMethodFor(root.fs)(needle);
     this.#maxItems = maxItems;
@@ -103,7 +113,8 @@ export class Scan {
     const unchecked = this.#openUnchecked(dir);
     let opened;
     try {
-      opened = openServedFile(root, from.f, unchecked); // from this call's listing of the scope
+      // From this call's listing of the scope, and checked through the directories it validated.
+      opened = root.accepting(this.#validated, () => openServedFile(root, from.f, unchecked));
       if (!unchecked) this.#checkedDirs.add(dir);
     } catch (error) {
       // Gone, a link, not regular, unreadable: skipped. Being replaced or out of descriptors fails the

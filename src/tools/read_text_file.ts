@@ -58,10 +58,11 @@ export const readTextFile: Tool<typeof inputSchema, ReturnType<typeof pageSchema
     const { root } = ctx;
     const rel = checkPathArgument(root, path, false);
     admit(root, rel, "file"); // from the name first: an unserved path is never touched
-    await root.prepare(parentOf(rel), new Pacer(root, ctx.signal)); // its directory, if big, read with pauses
     const args = { path: rel };
     const claims = cursor === undefined ? undefined : ctx.cursors.open(cursor, NAME, args);
-    const { handle, info } = openServedFile(root, rel);
+    // Its directories first, a big one read with pauses.
+    const pacer = new Pacer(root, ctx.signal);
+    const { handle, info } = await root.prepared(parentOf(rel), pacer, () => openServedFile(root, rel));
     const notText = () => new ToolError(`${rel} is not valid UTF-8 text`);
     try {
       const size = info.size;

@@ -80,7 +80,8 @@ async function searchPage(
   const args = { query, path: scope };
   const claims = cursor === undefined ? undefined : ctx.cursors.open(cursor, NAME, args);
   const pacer = new Pacer(root, ctx.signal);
-  const files = await scopeFiles(root, scope, pacer);
+  const validated = new Map<string, unknown>(); // the directories its listing validated, for the scan's opens
+  const files = await scopeFiles(root, scope, pacer, validated);
 
   const paths = new Digest().text(files.length === 0 ? "" : `${files.join("\n")}\n`).hex();
   const identities = new IdentityRecords(files.length); // of every file up to the position
@@ -101,7 +102,7 @@ async function searchPage(
     if (index > 0 && files[index - 1] === start.f) index--; // resume in it
   }
 
-  const scan = new Scan(root, Buffer.from(query), pageCap(ctx, limit), ctx.maxBytes, pacer);
+  const scan = new Scan(root, Buffer.from(query), pageCap(ctx, limit), ctx.maxBytes, pacer, validated);
   let position: Position | null = null; // where this call stopped, if it did
   try {
     for (; index < files.length && position === null; index++) {
@@ -145,16 +146,20 @@ function parsePosition(text: string): Position {
 }
 
 /** The served files a scope names: one file, or every file below a directory. */
-async function scopeFiles(root: Root, scope: string, pacer: Pacer): Promise<string[]> {
+async function scopeFiles(
+  root: Root,
+  scope: string,
+  pacer: Pacer,
+  validated: Map<string, unknown>,
+): Promise<string[]> {
   const may = admit(root, scope, "either"); // from the name first: an unserved scope is never touched
   let files: string[] = [];
   try {
-    if (may.file) {
-      await root.prepare(parentOf(scope), pacer);
-      if (root.isFile(scope)) return [scope];
+    if (may.file && await root.prepared(parentOf(scope), pacer, () => root.isFile(scope), validated)) {
+      return [scope];
     }
     if (may.directory) {
-      files = await root.walkPaced(scope, Infinity, pacer, () => [...root.files(scope)]);
+      files = await root.walkPaced(scope, Infinity, pacer, () => [...root.files(scope)], validated);
     }
   } catch (error) {
     throw refusal(error, scope);

@@ -445,11 +445,10 @@ export class Root {
         }
         const reading = this.#reading.get(dir);
         if (reading === undefined) return await this.#readShared(dir, found.stale, pacer, fresh);
-        const read = await pacer.wait(reading.catch(() => null));
-        // Read by another call during this one: taken as if read here, the directories above checked first.
-        if (read !== null && this.#cache.get(dir) === read && this.#replacedAbove(dir, fresh) === undefined) {
-          if (sameDirectory(this.fs.lstat(this.#abs(dir)), read.info)) return read;
-        }
+        // Another call is reading it: wait, then look again, the directories above checked first. Its listing
+        // is taken only as any cached one is (trusted, unchanged): it may have begun before this call did.
+        await pacer.wait(reading.catch(() => null));
+        if (this.#replacedAbove(dir, fresh) !== undefined) return null; // left to the walk, which checks again
       } catch (error) {
         return this.#unreadable(dir, checked, error);
       }

@@ -9,7 +9,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, realpathSync, renameSync, statSync, symlinkSync } from "node:fs";
+import { chmodSync, realpathSync, renameSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { makeRoot, RUNTIME, startServer, structured, toolErrorText, withServer } from "./_harness.ts";
 import { FsError, type FsPort, openRoot, ToolError } from "../mod.ts";
@@ -414,7 +414,8 @@ test("a big directory's first read pauses for input between its batches: a cance
 
 /**
  * The Node port with `big` said to be big (its size) and, with `writing`, written to all the time (its
- * identity changes at every lstat); `reads` counts its reads, in one go and with pauses.
+ * identity changes at every lstat), else last changed long ago; `reads` counts its reads, in one go and with
+ * pauses.
  */
 function bigDirPort(
   big: string,
@@ -427,7 +428,7 @@ function bigDirPort(
     lstat(path) {
       const info = nodePort.lstat(path);
       if (path !== big || !info) return info;
-      const changed = writing ? BigInt(Date.now()) * 1_000_000n + ++tick : info.mtimeNs;
+      const changed = writing ? BigInt(Date.now()) * 1_000_000n + ++tick : 1_000_000_000n;
       return { ...info, size: PACED_READ_BYTES, mtimeNs: changed, ctimeNs: changed };
     },
     readDir(path) {
@@ -485,6 +486,43 @@ test("calls that want a big directory while another call reads it wait for that 
     assert.equal((values[8] as { items: unknown[] }).items.length, 8);
     assert.equal((values[9] as { items: unknown[] }).items.length, 8);
     assert.deepEqual(reads, { oneGo: 0, paced: 1 });
+  } finally {
+    temp.cleanup();
+  }
+});
+
+test("a call that waits for another's read of a big directory takes it only as it would take a cached one", async () => {
+  // `big` changed just now, so its listing is not trusted yet. While one call reads it, a file is created in
+  // the same timestamp tick and a second call starts, asking for that file: it waits for the read under way,
+  // which began before the file was there, and must then read the directory itself rather than take it.
+  const temp = makeRoot({ "big/a.txt": "a\n" });
+  try {
+    const big = join(realpathSync(temp.path), "big");
+    const stamp = BigInt(Date.now()) * 1_000_000n; // kept by the creation below: the same tick
+    let second: Promise<unknown> | undefined;
+    const port: FsPort = {
+      ...nodePort,
+      lstat(path) {
+        const info = nodePort.lstat(path);
+        return path === big && info
+          ? { ...info, size: PACED_READ_BYTES, mtimeNs: stamp, ctimeNs: stamp }
+          : info;
+      },
+      async readDirPaced(path, pause) {
+        const entries = nodePort.readDir(path);
+        if (second === undefined) {
+          writeFileSync(join(big, "new.txt"), "new\n");
+          second = call(root, readTextFile, { path: "big/new.txt" }); // `root` is set by then
+        }
+        busy(15);
+        await pause();
+        return entries;
+      },
+    };
+    const root = openRoot({ root: temp.path, include: ["**"], fs: port });
+    const first = await call(root, listDirectory, { path: "big" });
+    assert.deepEqual((first as { items: { name: string }[] }).items.map((i) => i.name), ["a.txt"]);
+    assert.ok(JSON.stringify(await second).includes("new\\n"), JSON.stringify(await second));
   } finally {
     temp.cleanup();
   }

@@ -9,7 +9,16 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, realpathSync, renameSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { makeRoot, RUNTIME, startServer, structured, toolErrorText, withServer } from "./_harness.ts";
 import { FsError, type FsPort, openRoot, ToolError } from "../mod.ts";
@@ -21,6 +30,7 @@ import { listDirectory } from "../src/tools/list_directory.ts";
 import { readTextFile } from "../src/tools/read_text_file.ts";
 import { searchFiles } from "../src/tools/search_files.ts";
 import { searchText } from "../src/tools/search_text.ts";
+import { writeTextFile } from "../src/tools/write_text_file.ts";
 import { scanSlot } from "../src/search/scan.ts";
 import { PACED_READ_BYTES } from "../src/root.ts";
 
@@ -407,6 +417,45 @@ test("a big directory's first read pauses for input between its batches: a cance
         `${label} read ${batches} of 8 batches, cancelled at the second`,
       );
     }
+  } finally {
+    temp.cleanup();
+  }
+});
+
+test("a write's look at a big root pauses while it reads it: a cancellation stops it, and nothing is written", async () => {
+  const files: Record<string, string> = { "a.md": "old\n" };
+  for (let i = 0; i < 8; i++) files[`f${i}.md`] = "";
+  const temp = makeRoot(files);
+  try {
+    const served = realpathSync(temp.path);
+    const abort = new AbortController();
+    let batches = 0;
+    const port: FsPort = {
+      ...nodePort,
+      lstat(path) {
+        const info = nodePort.lstat(path);
+        return path === served && info ? { ...info, size: PACED_READ_BYTES } : info;
+      },
+      async readDirPaced(path, pause) {
+        const entries = nodePort.readDir(path);
+        for (let i = 0; i < entries.length; i++) {
+          if (++batches === 2) abort.abort(); // the client cancels while the second batch is read
+          busy(15);
+          await pause();
+        }
+        return entries;
+      },
+    };
+    const root = openRoot({ root: temp.path, include: ["**"], fs: port });
+    await assert.rejects(
+      Promise.resolve(
+        writeTextFile.run({ path: "a.md", content: "new\n" } as never, toolContext(root, abort.signal)),
+      ),
+      (error: unknown) => error instanceof ToolError && error.message === "cancelled",
+    );
+    assert.ok(batches >= 2 && batches <= 3, `read ${batches} of 9 batches, cancelled at the second`);
+    assert.equal(readFileSync(join(served, "a.md"), "utf8"), "old\n");
+    assert.deepEqual(readdirSync(served).sort(), Object.keys(files).sort(), "no temporary file left");
   } finally {
     temp.cleanup();
   }

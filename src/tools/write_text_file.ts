@@ -11,6 +11,7 @@ import { utf8 } from "../bytes.ts";
 import { refusal } from "../confine.ts";
 import { ToolError } from "../errors.ts";
 import { Digest } from "../hashing.ts";
+import { Pacer } from "../pacing.ts";
 import { type FileHandle, FsError } from "../ports/fs_port.ts";
 import { refuseArgument } from "../quote.ts";
 import { isTempName, tempName } from "../temp_names.ts";
@@ -42,7 +43,7 @@ export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
   inputSchema,
   outputSchema,
   annotations: { ...READ_ONLY, readOnlyHint: false, destructiveHint: true },
-  run({ path, content }, { root }) {
+  async run({ path, content }, { root, signal }) {
     if (!root.selector.reachesRootLevel) throw new ToolError(NO_ROOT_LEVEL_INCLUDE);
     const refused = !WRITE_NAME.test(path) || path === "." || path === ".."
       ? "path must be one lowercase file name of [a-z0-9._-], with no directory"
@@ -65,7 +66,9 @@ export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
       existing = root.lstat(path);
       // On a filesystem that folds case or Unicode forms, the name may reach a file the root spells
       // otherwise, and maybe excludes: only the file the root lists under this very name is replaced.
-      listed = existing?.kind === "file" && root.isFile(path);
+      // A big root is read with pauses (`Root.prepared`), before anything is written.
+      const pacer = new Pacer(root, signal);
+      listed = existing?.kind === "file" && await root.prepared("", pacer, () => root.isFile(path));
     } catch (error) {
       throw refusal(error, path);
     }

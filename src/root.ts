@@ -1,7 +1,8 @@
 /**
  * `openRoot` pins the root by its real path and identity; a `Root` gives the tools their verbs on relative
  * paths and finds what is served from a cache of directory listings, each revalidated by one no-follow lstat
- * per call. Over 250 lines: the verbs and the walker are one class, sharing the pin and the cache.
+ * per call. Over 250 lines: the verbs and the walker are one class, sharing the pin, the cache and the reads
+ * under way.
  *
  * @module
  */
@@ -502,7 +503,8 @@ export class Root {
       return { valid: null };
     }
     if (cached?.trusted && sameIdentity(cached.info, info)) return { valid: cached };
-    // Validated by this call's `prepare`: as good as a listing read in this very lookup while it is the same.
+    // Validated earlier in this call (`accepting`): as good as a listing read in this very lookup while the
+    // directory is the same one.
     if (cached && this.#accepted?.get(dir) === cached && sameDirectory(info, cached.info)) {
       return { valid: cached };
     }

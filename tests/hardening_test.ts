@@ -368,6 +368,30 @@ function busy(ms: number): void {
   }
 }
 
+/**
+ * The Node port with the directory `big` (absolute) said to be big (its size), its paced read coming one name
+ * a batch, each taking 15 ms; `onBatch` is told each batch's number before it is read.
+ */
+function slowBigPort(big: string, onBatch: (batch: number) => void): FsPort {
+  let batches = 0;
+  return {
+    ...nodePort,
+    lstat(path) {
+      const info = nodePort.lstat(path);
+      return path === big && info ? { ...info, size: PACED_READ_BYTES } : info;
+    },
+    async readDirPaced(path, pause) {
+      const entries = nodePort.readDir(path);
+      for (let i = 0; i < entries.length; i++) {
+        onBatch(++batches);
+        busy(15);
+        await pause();
+      }
+      return entries;
+    },
+  };
+}
+
 test("a big directory's first read pauses for input between its batches: a cancellation stops it", async () => {
   // `big` says it is big (its size), and its read comes in batches of one name, each taking 15 ms: a call
   // that reads it, walking it or looking up a path below it, must pause between them, see the cancellation
@@ -389,22 +413,10 @@ test("a big directory's first read pauses for input between its batches: a cance
     for (const [tool, args] of cases) {
       const abort = new AbortController();
       let batches = 0;
-      const port: FsPort = {
-        ...nodePort,
-        lstat(path) {
-          const info = nodePort.lstat(path);
-          return path === big && info ? { ...info, size: PACED_READ_BYTES } : info;
-        },
-        async readDirPaced(path, pause) {
-          const entries = nodePort.readDir(path);
-          for (let i = 0; i < entries.length; i++) {
-            if (++batches === 2) abort.abort(); // the client cancels while the second batch is read
-            busy(15);
-            await pause();
-          }
-          return entries;
-        },
-      };
+      const port = slowBigPort(big, (batch) => {
+        batches = batch;
+        if (batch === 2) abort.abort(); // the client cancels while the second batch is read
+      });
       const root = openRoot({ root: temp.path, include: ["**"], fs: port });
       const label = `${tool.name} ${JSON.stringify(args)}`;
       await assert.rejects(
@@ -414,7 +426,7 @@ test("a big directory's first read pauses for input between its batches: a cance
       );
       assert.ok(
         batches >= 2 && batches <= 3,
-        `${label} read ${batches} of 8 batches, cancelled at the second`,
+        `${label} read ${batches} of 9 batches, cancelled at the second`,
       );
     }
   } finally {
@@ -430,22 +442,10 @@ test("a write's look at a big root pauses while it reads it: a cancellation stop
     const served = realpathSync(temp.path);
     const abort = new AbortController();
     let batches = 0;
-    const port: FsPort = {
-      ...nodePort,
-      lstat(path) {
-        const info = nodePort.lstat(path);
-        return path === served && info ? { ...info, size: PACED_READ_BYTES } : info;
-      },
-      async readDirPaced(path, pause) {
-        const entries = nodePort.readDir(path);
-        for (let i = 0; i < entries.length; i++) {
-          if (++batches === 2) abort.abort(); // the client cancels while the second batch is read
-          busy(15);
-          await pause();
-        }
-        return entries;
-      },
-    };
+    const port = slowBigPort(served, (batch) => {
+      batches = batch;
+      if (batch === 2) abort.abort(); // the client cancels while the second batch is read
+    });
     const root = openRoot({ root: temp.path, include: ["**"], fs: port });
     await assert.rejects(
       Promise.resolve(
@@ -587,23 +587,11 @@ test("a call cancelled while it waits for another call's read of a big directory
     let batches = 0;
     let readStarted = () => {};
     const started = new Promise<void>((resolve) => readStarted = resolve);
-    const port: FsPort = {
-      ...nodePort,
-      lstat(path) {
-        const info = nodePort.lstat(path);
-        return path === big && info ? { ...info, size: PACED_READ_BYTES } : info;
-      },
-      async readDirPaced(path, pause) {
-        const entries = nodePort.readDir(path);
-        for (let i = 0; i < entries.length; i++) {
-          if (++batches === 1) readStarted();
-          if (batches === 3) abort.abort(); // the waiting call is cancelled while the first one reads
-          busy(15);
-          await pause();
-        }
-        return entries;
-      },
-    };
+    const port = slowBigPort(big, (batch) => {
+      batches = batch;
+      if (batch === 1) readStarted();
+      if (batch === 3) abort.abort(); // the waiting call is cancelled while the first one reads
+    });
     const root = openRoot({ root: temp.path, include: ["**"], fs: port });
     const order: string[] = [];
     const reading = call(root, listDirectory, { path: "big" }).then((value) => (order.push("read"), value));

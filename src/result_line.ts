@@ -15,6 +15,28 @@ export interface Envelope {
   readonly serverInfo: { readonly name: string; readonly version: string };
 }
 
+/** A value's two copies in a result line: its JSON, and that JSON as a JSON string (the text block's). */
+interface Copies {
+  readonly json: string;
+  readonly quoted: string;
+}
+
+// The copies `encodedSize` made, by value: a page is measured so before it is returned, never changed after,
+// and its line is written from them (`writersOf`), not stringified again.
+const measured = new WeakMap<object, Copies>();
+
+function copiesOf(value: unknown): Copies {
+  const json = JSON.stringify(value);
+  return { json, quoted: JSON.stringify(json) }; // `"` and `\`: all a JSON text holds that needs escaping
+}
+
+const NON_ASCII = /[\u0080-\uffff]/; // any UTF-16 unit outside ASCII, surrogates included
+
+/** What a value's copies add to a result line, in UTF-8 bytes. */
+function twiceSize({ json, quoted }: Copies): number {
+  return NON_ASCII.test(json) ? utf8Length(json) + utf8Length(quoted) : json.length + quoted.length;
+}
+
 /** The exact byte length of the JSON-RPC line that carries `structured`. */
 export function encodedSize({ requestId, serverInfo }: Envelope, structured: object): number {
   const line = {
@@ -27,25 +49,15 @@ export function encodedSize({ requestId, serverInfo }: Envelope, structured: obj
     jsonrpc: "2.0",
     id: requestId,
   };
+  const copies = copiesOf(structured);
+  measured.set(structured, copies);
   // The envelope less its stand-ins for the two copies (an empty text and a 0: 3 bytes), plus the copies.
-  return utf8Length(JSON.stringify(line)) - 3 + twiceSize(JSON.stringify(structured));
-}
-
-/** What a JSON text adds to a result line: itself, and itself as a JSON string. */
-function twiceSize(json: string): number {
-  let escapes = 0;
-  let multiByte = false;
-  for (let i = 0; i < json.length; i++) {
-    const c = json.charCodeAt(i);
-    if (c === 0x22 || c === 0x5c) escapes++;
-    else if (c >= 0x80) multiByte = true;
-  }
-  return 2 * (multiByte ? utf8Length(json) : json.length) + escapes + 2;
+  return utf8Length(JSON.stringify(line)) - 3 + twiceSize(copies);
 }
 
 /** What one item adds to a page, the same on any page: its JSON twice, and a comma in each copy. */
 export function itemCost(item: unknown): number {
-  return twiceSize(JSON.stringify(item)); // the 2 that counts a string's quotes counts the two commas
+  return twiceSize(copiesOf(item)); // the 2 that counts a string's quotes counts the two commas
 }
 
 /**
@@ -54,7 +66,7 @@ export function itemCost(item: unknown): number {
  */
 export const STRING_BYTE_COST: Readonly<Uint8Array> = Uint8Array.from(
   { length: 256 },
-  (_, b) => b < 0x80 ? twiceSize(JSON.stringify(String.fromCharCode(b))) - twiceSize('""') : 2,
+  (_, b) => b < 0x80 ? twiceSize(copiesOf(String.fromCharCode(b))) - twiceSize(copiesOf("")) : 2,
 );
 
 const encoder = new TextEncoder();
@@ -144,9 +156,9 @@ export function toolResult(value: object, json: string = JSON.stringify(value)) 
 
 /**
  * A result recorded for the transport: its value, the stand-in its text block carries until the line is
- * written, and a writer of the value's JSON as bytes.
+ * written, and a writer of the value's JSON as bytes, if it has one (a read page).
  */
-type Recorded = { readonly value: object; readonly standIn: string; readonly write: JsonWriter };
+type Recorded = { readonly value: object; readonly standIn: string; readonly write?: JsonWriter };
 
 const STAND_IN_START = "\u0000ptc-fs-mcp:result:"; // then a serial number and a NUL: what `record` puts in a text block
 
@@ -157,23 +169,19 @@ const isStandIn = (text: string) =>
 
 /**
  * The results a server made, until the transport writes them (one per binary connection). The SDK's result
- * carries a stand-in as its text block, not the value's JSON: the line is written from the value's own bytes,
- * so the binary never makes that JSON as a string (on Deno's V8, stringifying a page of long fresh strings
- * cost more than the rest of a read).
+ * carries a stand-in as its text block, not the value's JSON: the line is written from the value's own bytes
+ * when it has a writer, so the binary never makes a read page's JSON as a string (on Deno's V8, stringifying
+ * a page of long fresh strings cost more than the rest of a read), and else from the JSON its measure made.
  */
 export class ResultLines {
   readonly #recorded = new Map<string, Recorded>(); // by stand-in
   readonly #standIns = new Map<string, Set<string>>(); // by the JSON of the request id: dropped once answered
   #serial = 0;
 
-  /** Records the result for request `id` and returns it for the SDK. `write` defaults to the JSON text. */
+  /** Records the result for request `id` and returns it for the SDK. Without `write`, its JSON text is used. */
   record(id: string | number, value: object, write?: JsonWriter) {
     const standIn = `${STAND_IN_START}${this.#serial++}\u0000`;
-    this.#recorded.set(standIn, {
-      value,
-      standIn,
-      write: write ?? ((sink) => sink.text(JSON.stringify(value))),
-    });
+    this.#recorded.set(standIn, { value, standIn, write });
     const key = JSON.stringify(id);
     this.#standIns.set(key, (this.#standIns.get(key) ?? new Set()).add(standIn));
     return toolResult(value, standIn);
@@ -226,8 +234,8 @@ const valueJson = new ByteSink(); // the value's JSON, made once per line (lines
 
 /**
  * Appends the line of `message`: the bytes of `JSON.stringify(message) + "\n"`, a recorded result's stand-in
- * replaced by the JSON of the structured content. Made from the recorded result's own bytes when `message`
- * carries it unchanged: its JSON is written once, then copied escaped.
+ * replaced by the JSON of the structured content. Made from the recorded result's copies (`writersOf`) when
+ * `message` carries it unchanged.
  */
 export function encodeLine(message: unknown, sink: ByteSink, recorded?: Recorded): void {
   const result = (message as { result?: { content?: unknown; structuredContent?: unknown } }).result;
@@ -240,19 +248,39 @@ export function encodeLine(message: unknown, sink: ByteSink, recorded?: Recorded
     sink.text(plainJson(message, result) + "\n");
     return;
   }
-  valueJson.clear();
-  recorded!.write(valueJson);
-  const json = valueJson.view();
+  const writers = writersOf(recorded!);
   pieces.forEach((piece, i) => {
     if (i % 2 === 0) sink.text(piece);
-    else if (piece === "value") sink.bytes(json);
-    else {
+    else if (piece === "value") writers.value(sink);
+    else writers.text(sink);
+  });
+  sink.text("\n");
+}
+
+/**
+ * Writers of a recorded result's two copies: its JSON, and the text block holding that JSON as a string.
+ * From the result's own writer, the JSON is written once as bytes and copied escaped; without one, from the
+ * copies made when the value was measured (or now, natively, if it was not).
+ */
+function writersOf({ value, write }: Recorded): Record<"value" | "text", (sink: ByteSink) => void> {
+  if (write === undefined) {
+    const { json, quoted } = measured.get(value) ?? copiesOf(value);
+    return {
+      value: (sink) => sink.text(json),
+      text: (sink) => sink.text(`[{"type":"text","text":${quoted}}]`),
+    };
+  }
+  valueJson.clear();
+  write(valueJson);
+  const json = valueJson.view();
+  return {
+    value: (sink) => sink.bytes(json),
+    text: (sink) => {
       sink.text('[{"type":"text","text":"');
       sink.jsonText(json);
       sink.text('"}]');
-    }
-  });
-  sink.text("\n");
+    },
+  };
 }
 
 /** `JSON.stringify(message)`, a recorded result's stand-in replaced by the JSON of the structured content. */

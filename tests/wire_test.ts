@@ -18,7 +18,7 @@ import { META } from "./_client.ts";
 import { makeRoot, traverse, withServer } from "./_harness.ts";
 import { openRoot } from "../mod.ts";
 import { StdioTransport } from "../src/cli/stdio.ts";
-import { ByteSink, encodeLine, ResultLines, toolResult } from "../src/result_line.ts";
+import { ByteSink, encodedSize, encodeLine, ResultLines, toolResult } from "../src/result_line.ts";
 import { buildServer } from "../src/server.ts";
 
 const decoder = new TextDecoder();
@@ -95,6 +95,28 @@ test("encodeLine writes JSON.stringify(message) + newline, the stand-in made the
         const { text: carried } = msg.result.content[0] as { text: string };
         assert.notEqual(carried, JSON.stringify(msg.result.structuredContent), "a stand-in until written");
         assert.equal(encoded(msg, lines), sent(msg));
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
+
+test("a page measured by encodedSize is written from what was measured: the same bytes, of that length", () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.record({ name: text, path: text }), { maxLength: 6 }),
+      fc.oneof(fc.nat(), text),
+      (items, id) => {
+        const page = { items, next_cursor: null, content_hash: "sha256:x" };
+        const size = encodedSize(
+          { requestId: id, maxBytes: 0, serverInfo: { name: "n", version: "1" } },
+          page,
+        );
+        const lines = new ResultLines();
+        const msg = message(lines.record(id, page), id);
+        const line = encoded(msg, lines);
+        assert.equal(line, sent(msg));
+        assert.equal(Buffer.byteLength(line), size + 1, "encodedSize is the line's length, less its newline");
       },
     ),
     { numRuns: 300 },

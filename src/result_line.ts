@@ -22,7 +22,7 @@ interface Copies {
 }
 
 // The copies `encodedSize` made, by value: a page is measured so before it is returned, never changed after,
-// and its line is written from them (`writersOf`), not stringified again.
+// and its line is written from them (`writersOf`, which drops them), not stringified again.
 const measured = new WeakMap<object, Copies>();
 
 function copiesOf(value: unknown): Copies {
@@ -265,6 +265,7 @@ export function encodeLine(message: unknown, sink: ByteSink, recorded?: Recorded
 function writersOf({ value, write }: Recorded): Record<"value" | "text", (sink: ByteSink) => void> {
   if (write === undefined) {
     const { json, quoted } = measured.get(value) ?? copiesOf(value);
+    measured.delete(value); // written once: the copies die with the line, not with the page
     return {
       value: (sink) => sink.text(json),
       text: (sink) => sink.text(`[{"type":"text","text":${quoted}}]`),

@@ -29,6 +29,11 @@ export function notFound(rel: string): ToolError {
   return new ToolError(`not found: ${shownPath(rel)}`);
 }
 
+/** The refusal of a file over the file limit (`maxFileBytes`, `--max-file-bytes`), for a call that named it. */
+export function tooLarge(root: Root, rel: string): ToolError {
+  return new ToolError(`${shownPath(rel)} is larger than the ${root.limits.maxFileBytes}-byte file limit`);
+}
+
 /** Refuses the call unless the root path still names the directory pinned at start. */
 export function checkRoot(root: Root): void {
   try {

@@ -705,10 +705,11 @@ export function openRoot(options: RootOptions & { fs: FsPort }): Root {
   } catch (error) {
     hold?.close();
     if (!(error instanceof FsError)) throw error;
-    // Deno checks a grant against the path as written, without resolving links.
+    // Refused by the system's permission bits, or by Deno's grants, which Deno checks against the path as
+    // written, without resolving links.
     if (error.code === "denied") {
       throw refuse(
-        "is not permitted; grant read and write permission on its real path, and give that path as the root (no symlink in it)",
+        "is not permitted; grant read and write permission on its real path (on Deno: --allow-read and --allow-write), and give that path as the root (no symlink in it)",
       );
     }
     throw refuse(error.code === "not_directory" ? "is not a directory" : "does not exist or cannot be read");

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { execFileSync } from "node:child_process";
-import { RUNTIME, structured, traverse, withServer } from "./_harness.ts";
+import { RUNTIME, structured, toolErrorText, traverse, withServer } from "./_harness.ts";
 import { withInProcess } from "./_inprocess.ts";
 import { expected } from "./_search_reference.ts";
 
@@ -37,6 +37,30 @@ test(`${RUNTIME}: invalid UTF-8 lines are skipped whole; CRLF and a last line wi
     for (const [path, bytes] of Object.entries(files)) {
       assert.deepEqual(items.filter((i) => i.path === path), expected(path, bytes, "needle"), path);
     }
+  });
+});
+
+test(`${RUNTIME}: a file over --max-file-bytes is skipped by a search, refused when a call names it`, async () => {
+  const files = { "big.txt": "needle needle needle\n", "small.txt": "needle\n" }; // 21 and 7 bytes
+  await withServer(files, ["--include", "**", "--max-file-bytes", "10"], async (server) => {
+    const refusal = "big.txt is larger than the 10-byte file limit";
+    assert.deepEqual((await traverse(server, "search_text", { query: "needle" })).items, [
+      { path: "small.txt", line: 1, text: "needle" },
+    ]);
+    assert.equal(
+      toolErrorText(await server.call("search_text", { query: "needle", path: "big.txt" })),
+      refusal,
+    );
+    assert.equal(toolErrorText(await server.call("read_text_file", { path: "big.txt" })), refusal);
+    assert.deepEqual(
+      (await traverse(server, "search_text", { query: "needle", path: "small.txt" })).items,
+      [{ path: "small.txt", line: 1, text: "needle" }],
+    );
+    // Listings never open a file: the big one is listed.
+    assert.deepEqual((await traverse(server, "search_files", { query: "." })).items, [
+      { path: "big.txt" },
+      { path: "small.txt" },
+    ]);
   });
 });
 

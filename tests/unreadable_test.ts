@@ -15,7 +15,15 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { chmodSync } from "node:fs";
 import { join } from "node:path";
-import { makeRoot, RUNTIME, startServerUnder, structured, toolErrorText, traverse } from "./_harness.ts";
+import {
+  makeRoot,
+  RUNTIME,
+  serverCommand,
+  startServerUnder,
+  structured,
+  toolErrorText,
+  traverse,
+} from "./_harness.ts";
 
 const DROP = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"];
 
@@ -36,10 +44,12 @@ test(`${RUNTIME}: an unreadable directory or file serves nothing and is refused 
     "locked/s.txt": "MARK LOCKED-3b9\n",
     "locked/sub/t.txt": "MARK LOCKED-3b9\n",
     "nolist/g.txt": "MARK LOCKED-3b9\n",
+    "noenter/c.txt": "MARK LOCKED-3b9\n",
     "secret.txt": "MARK LOCKED-3b9\n",
   });
   chmodSync(join(root.path, "locked"), 0o000);
   chmodSync(join(root.path, "nolist"), 0o311); // may be searched, not read
+  chmodSync(join(root.path, "noenter"), 0o644); // may be read, not searched: its names list, its files do not open
   chmodSync(join(root.path, "secret.txt"), 0o000);
   const server = startServerUnder(PREFIX as string[], root.path, ["--include", "**"]);
   try {
@@ -49,10 +59,18 @@ test(`${RUNTIME}: an unreadable directory or file serves nothing and is refused 
     const paths = async (tool: string, args: Record<string, unknown>) =>
       (await traverse(server, tool, args)).items.map((i: { path: string }) => i.path);
 
-    // Listings are content-blind: the unreadable file is listed, the unreadable directories are not.
-    assert.deepEqual(await names(), ["a.txt", "open", "secret.txt"]);
-    assert.deepEqual(await paths("search_files", { query: "." }), ["a.txt", "open/ok.txt", "secret.txt"]);
+    // Listings are content-blind: the files that cannot be opened are listed, the unreadable directories
+    // are not. A search skips the files it cannot open, in a directory it is given too.
+    assert.deepEqual(await names(), ["a.txt", "noenter", "open", "secret.txt"]);
+    assert.deepEqual(await names("noenter"), ["c.txt"]);
+    assert.deepEqual(await paths("search_files", { query: "." }), [
+      "a.txt",
+      "noenter/c.txt",
+      "open/ok.txt",
+      "secret.txt",
+    ]);
     assert.deepEqual(await paths("search_text", { query: "MARK" }), ["a.txt", "open/ok.txt"]);
+    assert.deepEqual(await paths("search_text", { query: "MARK", path: "noenter" }), []);
 
     const refused: [string, Record<string, unknown>, string][] = [
       ["list_directory", { path: "locked" }, "locked"],
@@ -65,6 +83,10 @@ test(`${RUNTIME}: an unreadable directory or file serves nothing and is refused 
       ["search_text", { query: "MARK", path: "locked" }, "locked"],
       ["search_text", { query: "MARK", path: "locked/s.txt" }, "locked/s.txt"],
       ["search_text", { query: "MARK", path: "nolist" }, "nolist"],
+      // A search naming one file it cannot open is refused, as reading it is.
+      ["search_text", { query: "MARK", path: "secret.txt" }, "secret.txt"],
+      ["read_text_file", { path: "noenter/c.txt" }, "noenter/c.txt"],
+      ["search_text", { query: "MARK", path: "noenter/c.txt" }, "noenter/c.txt"],
     ];
     for (const [tool, args, path] of refused) {
       assert.equal(toolErrorText(await server.call(tool, args)), `permission denied: ${path}`, tool);
@@ -75,7 +97,7 @@ test(`${RUNTIME}: an unreadable directory or file serves nothing and is refused 
       "MARK a\n",
     );
     chmodSync(join(root.path, "locked"), 0o755);
-    assert.deepEqual(await names(), ["a.txt", "locked", "open", "secret.txt"]);
+    assert.deepEqual(await names(), ["a.txt", "locked", "noenter", "open", "secret.txt"]);
     assert.deepEqual(await names("locked"), ["s.txt", "sub"]);
     for (const line of server.lines) {
       assert.equal(line.includes("internal error"), false, line);
@@ -85,7 +107,29 @@ test(`${RUNTIME}: an unreadable directory or file serves nothing and is refused 
   } finally {
     await server.close().catch(() => server.child.kill("SIGKILL"));
     chmodSync(join(root.path, "nolist"), 0o755);
+    chmodSync(join(root.path, "noenter"), 0o755);
     chmodSync(join(root.path, "locked"), 0o755);
+    root.cleanup();
+  }
+});
+
+test(`${RUNTIME}: a root its permission bits refuse ends the start with one line that says what to grant`, {
+  skip: typeof PREFIX === "string" ? PREFIX : false,
+}, () => {
+  const root = makeRoot({ "a.txt": "a\n" });
+  chmodSync(root.path, 0o311); // may be entered, not read
+  try {
+    const { cmd, args } = serverCommand(root.path, ["--root", root.path, "--include", "**"]);
+    const [program, ...rest] = [...PREFIX as string[], cmd, ...args];
+    const run = spawnSync(program, rest, { encoding: "utf8", input: "" });
+    assert.equal(run.status, 64, run.stderr);
+    const grant =
+      "grant read and write permission on its real path (on Deno: --allow-read and --allow-write), " +
+      "and give that path as the root (no symlink in it)";
+    assert.equal(run.stderr, `ptc-fs-mcp: --root ${JSON.stringify(root.path)} is not permitted; ${grant}\n`);
+    assert.equal(run.stdout, "");
+  } finally {
+    chmodSync(root.path, 0o755);
     root.cleanup();
   }
 });

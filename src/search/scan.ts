@@ -8,7 +8,7 @@
  */
 import { Buffer } from "node:buffer";
 import { charBoundary, decodeStrict, decodeValid, Utf8Stream } from "../bytes.ts";
-import { openServedFile } from "../confine.ts";
+import { openServedFile, tooLarge } from "../confine.ts";
 import { ROOT_MOVED_MESSAGE, ToolError } from "../errors.ts";
 import { identityOf } from "../identity.ts";
 import { parentOf } from "../paths.ts";
@@ -98,8 +98,15 @@ export class Scan {
     this.#windowBytes = Math.max(4_096, Math.min(SCAN_WINDOW_BYTES, root.limits.searchScanBytes));
   }
 
-  /** Scans one file from `from`; returns where to continue when this call must stop. */
-  async file(from: Position, record: (info: FileInfo | null) => void): Promise<Position | null> {
+  /**
+   * Scans one file from `from`; returns where to continue when this call must stop. `named`: the call's scope
+   * is this one file, which is then refused as a read of it would be, not skipped.
+   */
+  async file(
+    from: Position,
+    record: (info: FileInfo | null) => void,
+    named = false,
+  ): Promise<Position | null> {
     const root = this.#root;
     if (this.#scanned >= root.limits.searchScanBytes || this.#files >= root.limits.searchScanFiles) {
       record(identityOf(root, from.f)); // bound as the next call will check it
@@ -117,18 +124,24 @@ export class Scan {
       opened = root.accepting(this.#validated, () => openServedFile(root, from.f, unchecked));
       if (!unchecked) this.#checkedDirs.add(dir);
     } catch (error) {
-      // Gone, a link, not regular, unreadable: skipped. Being replaced or out of descriptors fails the
-      // call instead: a skip would be a silent miss.
+      // Gone, a link, not regular, unreadable: skipped, unless named. Being replaced or out of descriptors
+      // fails the call instead: a skip would be a silent miss.
       const cause = error instanceof ToolError ? error.cause : undefined;
       const transient = cause instanceof FsError && ["changed", "busy", "io"].includes(cause.code);
-      if (!(error instanceof ToolError) || error.message === ROOT_MOVED_MESSAGE || transient) throw error;
+      if (named || !(error instanceof ToolError) || error.message === ROOT_MOVED_MESSAGE || transient) {
+        throw error;
+      }
       record(identityOf(root, from.f));
       return null;
     }
     const { handle, info } = opened;
     try {
       record(info);
-      if (info.size > root.limits.maxFileBytes || from.o >= info.size) return null;
+      if (info.size > root.limits.maxFileBytes) {
+        if (named) throw tooLarge(root, from.f);
+        return null;
+      }
+      if (from.o >= info.size) return null;
       let base = from.o; // file offset of the buffer's start: a line start, or inside `long`
       let line = from.l;
       let carry = 0; // bytes at the buffer's start carried over from the previous window

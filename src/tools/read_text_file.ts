@@ -8,7 +8,8 @@
 import { isUtf8 } from "node:buffer";
 import * as z from "zod";
 import { charBoundary, completeEnd, decodeValid, Utf8Stream } from "../bytes.ts";
-import { admit, checkPathArgument, openServedFile } from "../confine.ts";
+import { admit, checkPathArgument, openServedFile, tooLarge } from "../confine.ts";
+import { shownPath } from "../quote.ts";
 import { Pacer } from "../pacing.ts";
 import { parentOf } from "../paths.ts";
 import { assertState } from "../cursor.ts";
@@ -63,12 +64,10 @@ export const readTextFile: Tool<typeof inputSchema, ReturnType<typeof pageSchema
     // Its directories first, a big one read with pauses.
     const pacer = new Pacer(root, ctx.signal);
     const { handle, info } = await root.prepared(parentOf(rel), pacer, () => openServedFile(root, rel));
-    const notText = () => new ToolError(`${rel} is not valid UTF-8 text`);
+    const notText = () => new ToolError(`${shownPath(rel)} is not valid UTF-8 text`);
     try {
       const size = info.size;
-      if (size > root.limits.maxFileBytes) {
-        throw new ToolError(`${rel} is larger than the ${root.limits.maxFileBytes}-byte file limit`);
-      }
+      if (size > root.limits.maxFileBytes) throw tooLarge(root, rel);
       const state = identityDigest(info);
       if (claims) assertState(claims, state);
       const offset = claims ? Number(claims.position) : 0;

@@ -81,7 +81,7 @@ async function searchPage(
   const claims = cursor === undefined ? undefined : ctx.cursors.open(cursor, NAME, args);
   const pacer = new Pacer(root, ctx.signal);
   const validated = new Map<string, unknown>(); // the directories its listing validated, for the scan's opens
-  const files = await scopeFiles(root, scope, pacer, validated);
+  const { files, named } = await scopeFiles(root, scope, pacer, validated);
 
   const paths = new Digest().text(files.length === 0 ? "" : `${files.join("\n")}\n`).hex();
   const identities = new IdentityRecords(files.length); // of every file up to the position
@@ -113,7 +113,7 @@ async function searchPage(
         // was replaced since, the offset points into another version.
         if (resumed && !identities.same(index, info)) throw new ToolError(STALE_CURSOR_MESSAGE);
         identities.set(index, info);
-      });
+      }, named);
     }
   } finally {
     scan.release();
@@ -145,18 +145,21 @@ function parsePosition(text: string): Position {
   return { o: Number(o), l: Number(l), f: text.slice(o.length + l.length + 2) };
 }
 
-/** The served files a scope names: one file, or every file below a directory. */
+/**
+ * The served files a scope names: one file (`named`: a file it cannot search is then refused, not skipped),
+ * or every file below a directory.
+ */
 async function scopeFiles(
   root: Root,
   scope: string,
   pacer: Pacer,
   validated: Map<string, unknown>,
-): Promise<string[]> {
+): Promise<{ files: string[]; named: boolean }> {
   const may = admit(root, scope, "either"); // from the name first: an unserved scope is never touched
   let files: string[] = [];
   try {
     if (may.file && await root.prepared(parentOf(scope), pacer, () => root.isFile(scope), validated)) {
-      return [scope];
+      return { files: [scope], named: true };
     }
     if (may.directory) {
       files = await root.walkPaced(scope, Infinity, pacer, () => [...root.files(scope)], validated);
@@ -165,5 +168,5 @@ async function scopeFiles(
     throw refusal(error, scope);
   }
   if (scope !== "" && files.length === 0) throw notServed(root, scope);
-  return files;
+  return { files, named: false };
 }

@@ -56,3 +56,9 @@ export function shownPath(rel: string): string {
   }
   return rel;
 }
+
+/** A value a client gave, as a refusal shows it: a string quoted (`quoteArgument`), any other as its JSON, cut. */
+export function shownValue(value: unknown): string {
+  if (typeof value === "string") return quoteArgument(value);
+  return shownPath(escapeControl(JSON.stringify(value) ?? String(value))); // cut as a shown path is
+}

@@ -109,6 +109,12 @@ test(`${RUNTIME}: list_directory, search_files and search_text order bytewise`, 
     const everything = await traverse(server, "search_text", { query: "needle" });
     assert.deepEqual(everything.items.map((i) => i.path), ALL_PATHS);
     assert.ok(everything.items.every((i) => i.line === 1));
+    // An empty path names the root, as an omitted one does.
+    assert.deepEqual((await traverse(server, "list_directory", { path: "" })).items, root.items);
+    assert.deepEqual(
+      (await traverse(server, "search_text", { query: "needle", path: "" })).items,
+      everything.items,
+    );
   });
 });
 

@@ -94,12 +94,26 @@ test(`${RUNTIME}: cursor refusals keep their exact texts`, async () => {
   });
 });
 
-test(`${RUNTIME}: arguments that break the input schema are isError results naming the argument`, async () => {
+test(`${RUNTIME}: arguments that break the input schema are isError results naming the argument and value`, async () => {
   await withServer({}, ["--include", "**"], async (server) => {
-    const wrongType = toolErrorText(await server.call("read_text_file", { path: 42 }));
-    assert.match(wrongType, /^Input validation error: Invalid arguments for tool read_text_file: path: /);
-    const zero = toolErrorText(await server.call("list_directory", { limit: 0 }));
-    assert.match(zero, /: limit: /);
+    const cases: [string, Record<string, unknown>, string][] = [
+      ["read_text_file", { path: 42 }, "path: must be a string: 42"],
+      ["list_directory", { limit: 0 }, "limit: must be at least 1: 0"],
+      ["list_directory", { limit: 1.5 }, "limit: must be a whole number: 1.5"],
+      ["search_files", { query: "a", limit: "3" }, 'limit: must be a whole number: "3"'],
+      ["search_text", { query: "" }, 'query: must not be empty: ""'],
+      ["search_files", {}, "query: is required"],
+      ["list_directory", { path: { a: "x\u2028" } }, 'path: must be a string: {"a":"x\\u2028"}'],
+      ["list_directory", { cursor: Array(300).fill(1) }, `cursor: must be a string: [${"1,".repeat(127)}1…`],
+      ["write_text_file", { path: "a.txt", content: 5 }, "content: must be a string"], // a write's content: never
+    ];
+    for (const [tool, args, expected] of cases) {
+      assert.equal(
+        toolErrorText(await server.call(tool, args)),
+        `Input validation error: Invalid arguments for tool ${tool}: ${expected}`,
+        JSON.stringify(args),
+      );
+    }
     // An unknown key is the client's text: quoted like any refused argument, so the text stays one line.
     const unknown = toolErrorText(await server.call("list_directory", { "pa\nth": "a", other: 1 }));
     assert.match(unknown, /: unknown argument "pa\\nth" and 1 more$/);

@@ -17,7 +17,7 @@ import { fitPage, pageSchema } from "../page.ts";
 import { Pacer } from "../pacing.ts";
 import { firstIndex, type ServedEntries } from "../listing.ts";
 import { joinRelative } from "../paths.ts";
-import { argumentsSchema, pageCap, pagingArgs, READ_ONLY, type Tool } from "./tool.ts";
+import { argumentsSchema, pageCap, pagingArgs, READ_ONLY, stringArg, type Tool } from "./tool.ts";
 
 const item = z.object({
   name: z.string(),
@@ -27,7 +27,7 @@ const item = z.object({
 type Item = z.infer<typeof item>;
 
 const inputSchema = argumentsSchema({
-  path: z.string().optional().describe("Directory relative to the root; omit for the root."),
+  path: stringArg().optional().describe("Directory relative to the root; omit for the root."),
   ...pagingArgs,
 });
 

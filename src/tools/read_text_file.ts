@@ -19,7 +19,15 @@ import { identityDigest, sameContent } from "../identity.ts";
 import { type JsonSink, type Page, pageSchema } from "../page.ts";
 import type { FileHandle } from "../ports/fs_port.ts";
 import { encodedSize, itemCost, STRING_BYTE_COST } from "../result_line.ts";
-import { argumentsSchema, pageCap, pagingArgs, READ_ONLY, type Tool, type ToolContext } from "./tool.ts";
+import {
+  argumentsSchema,
+  pageCap,
+  pagingArgs,
+  READ_ONLY,
+  stringArg,
+  type Tool,
+  type ToolContext,
+} from "./tool.ts";
 
 const item = z.object({
   byte_offset: z.int().min(0).describe("Offset of `text` in the file, in bytes."),
@@ -28,7 +36,7 @@ const item = z.object({
 type Item = z.infer<typeof item>;
 
 const inputSchema = argumentsSchema({
-  path: z.string().describe("File relative to the root."),
+  path: stringArg().describe("File relative to the root."),
   ...pagingArgs,
 });
 

@@ -26,6 +26,7 @@ import {
   queryArg,
   READ_ONLY,
   type Reply,
+  stringArg,
   type Tool,
   type ToolContext,
 } from "./tool.ts";
@@ -39,7 +40,7 @@ type Item = z.infer<typeof item> & Match;
 
 const inputSchema = argumentsSchema({
   query: queryArg,
-  path: z.string().optional().describe("Only search this directory (or file), relative to the root."),
+  path: stringArg().optional().describe("Only search this directory (or file), relative to the root."),
   ...pagingArgs,
 });
 

@@ -6,7 +6,7 @@
 import * as z from "zod";
 import { utf8Length } from "../bytes.ts";
 import type { CursorCodec } from "../cursor.ts";
-import { quoteArgument, refuseArgument } from "../quote.ts";
+import { quoteArgument, refuseArgument, shownValue } from "../quote.ts";
 import type { JsonWriter } from "../page.ts";
 import type { Envelope } from "../result_line.ts";
 import type { Root } from "../root.ts";
@@ -59,15 +59,32 @@ export function argumentsSchema<S extends z.ZodRawShape>(shape: S) {
   });
 }
 
+/**
+ * zod's error for an argument that breaks its schema, naming the value given (zod's own names none) unless
+ * `echo` is false (a write's content), after which the SDK names the argument: `limit: must be at least 1:
+ * 0`; `is required` when there is none.
+ */
+function refusing(rule: string, echo = true) {
+  return {
+    error: ({ input }: { input?: unknown }) =>
+      input === undefined ? "is required" : echo ? `${rule}: ${shownValue(input)}` : rule,
+  };
+}
+
+/** A string argument, refused naming the value given unless `echo` is false. */
+export const stringArg = (echo = true) => z.string(refusing("must be a string", echo));
+
 /** `cursor` and `limit`, shared by every read tool. */
 export const pagingArgs = {
-  cursor: z.string().optional().describe("The next_cursor of the previous page; omit to start."),
+  cursor: stringArg().optional().describe("The next_cursor of the previous page; omit to start."),
   // `min(1)`, not `positive()`: zod writes `positive()` as `exclusiveMinimum`, outside the profile hosts compile.
-  limit: z.int().min(1).optional().describe("Most items on this page."),
+  limit: z.int(refusing("must be a whole number")).min(1, refusing("must be at least 1")).optional()
+    .describe("Most items on this page."),
 };
 
 /** A `query`: non-empty, one line; its byte cap is a limit, checked by `checkQuery`. */
-export const queryArg = z.string().min(1).describe("Literal text to look for (one line, case-sensitive).");
+export const queryArg = stringArg().min(1, refusing("must not be empty"))
+  .describe("Literal text to look for (one line, case-sensitive).");
 
 /** Refuses a query that is empty, spans lines, or exceeds the byte cap, naming it. */
 export function checkQuery(root: Root, query: string): void {

@@ -15,7 +15,7 @@ import { Pacer } from "../pacing.ts";
 import { type FileHandle, FsError } from "../ports/fs_port.ts";
 import { refuseArgument } from "../quote.ts";
 import { isTempName, tempName } from "../temp_names.ts";
-import { argumentsSchema, READ_ONLY, type Tool } from "./tool.ts";
+import { argumentsSchema, READ_ONLY, stringArg, type Tool } from "./tool.ts";
 
 const WRITE_NAME = /^[a-z0-9._-]{1,255}$/;
 
@@ -23,8 +23,8 @@ const WRITE_NAME = /^[a-z0-9._-]{1,255}$/;
 export const NO_ROOT_LEVEL_INCLUDE = "no --include pattern of this root matches a file in the root itself";
 
 const inputSchema = argumentsSchema({
-  path: z.string().describe("A lowercase file name ([a-z0-9._-]) directly in the root; no directories."),
-  content: z.string().describe("The complete new content, as UTF-8 text."),
+  path: stringArg().describe("A lowercase file name ([a-z0-9._-]) directly in the root; no directories."),
+  content: stringArg(false).describe("The complete new content, as UTF-8 text."), // never echoed
 });
 
 const outputSchema = z.object({

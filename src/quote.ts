@@ -43,22 +43,24 @@ export function refuseArgument(rule: string, value: string): ToolError {
 }
 
 /**
- * A path as an error text shows it after the path was accepted (`not found: <path>`): as given, cut to
- * `MAX_ECHO_BYTES` on a character boundary and followed by `…` when longer. The server escapes controls.
+ * A path as an error text shows it after the path was accepted (`not found: <path>`): as given, its control
+ * characters escaped, cut to `MAX_ECHO_BYTES` (escapes counted, never split) and followed by `…` when longer.
  */
 export function shownPath(rel: string): string {
   let bytes = 0;
-  let cut = "";
+  let shown = "";
   for (const char of rel) {
-    bytes += utf8Length(char);
-    if (bytes > MAX_ECHO_BYTES) return `${cut}…`;
-    cut += char;
+    const piece = escapeControl(char);
+    bytes += utf8Length(piece);
+    if (bytes > MAX_ECHO_BYTES) return `${shown}…`;
+    shown += piece;
   }
-  return rel;
+  return shown;
 }
 
 /** A value a client gave, as a refusal shows it: a string quoted (`quoteArgument`), any other as its JSON, cut. */
 export function shownValue(value: unknown): string {
   if (typeof value === "string") return quoteArgument(value);
-  return shownPath(escapeControl(JSON.stringify(value) ?? String(value))); // cut as a shown path is
+  // A number as parsed: JSON has no text for one out of range (`1e400` parses to Infinity).
+  return shownPath(typeof value === "number" ? String(value) : JSON.stringify(value) ?? String(value));
 }

@@ -689,12 +689,14 @@ export function openRoot(options: RootOptions & { fs: FsPort }): Root {
     // Only the working directory lookup can fail (it was removed): the path stays as given.
   }
   const refuse = (problem: string) => new ConfigError(`${JSON.stringify(given)} ${problem}`, "root");
+  const grant = "grant read and write permission on its real path (on Deno: --allow-read and --allow-write)";
   let path: string;
   try {
     path = fs.realPath(given);
   } catch (error) {
+    if (!(error instanceof FsError)) throw error;
     // Outside a Deno grant even a missing path is "denied": either way, the path is the user's to check.
-    throw error instanceof FsError ? refuse("does not exist or cannot be read") : error;
+    throw refuse(`does not exist or cannot be read${error.code === "denied" ? `; ${grant}` : ""}`);
   }
   let hold: DirectoryHold | undefined;
   let pin: FileInfo;
@@ -708,9 +710,7 @@ export function openRoot(options: RootOptions & { fs: FsPort }): Root {
     // Refused by the system's permission bits, or by Deno's grants, which Deno checks against the path as
     // written, without resolving links.
     if (error.code === "denied") {
-      throw refuse(
-        "is not permitted; grant read and write permission on its real path (on Deno: --allow-read and --allow-write), and give that path as the root (no symlink in it)",
-      );
+      throw refuse(`is not permitted; ${grant}, and give that path as the root (no symlink in it)`);
     }
     throw refuse(error.code === "not_directory" ? "is not a directory" : "does not exist or cannot be read");
   }

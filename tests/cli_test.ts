@@ -85,6 +85,26 @@ test(`${RUNTIME}: a limit flag past its largest value names that bound and the f
   }
 });
 
+test("deno: a --root outside the permission grants says what to grant", { skip: RUNTIME !== "deno" }, () => {
+  const granted = realRoot();
+  const root = realRoot({ "a.txt": "a" });
+  try {
+    const { cmd, args } = serverCommand(granted.path, ["--root", root.path, "--include", "**"]);
+    const run = spawnSync(cmd, args, { encoding: "utf8", input: "" });
+    assert.equal(run.status, 64);
+    assert.equal(
+      run.stderr,
+      `ptc-fs-mcp: --root ${
+        JSON.stringify(root.path)
+      } does not exist or cannot be read; grant read and write ` +
+        "permission on its real path (on Deno: --allow-read and --allow-write)\n",
+    );
+  } finally {
+    granted.cleanup();
+    root.cleanup();
+  }
+});
+
 test(`${RUNTIME}: a --root that is missing or a file is named by the absolute path that was tried`, () => {
   const root = realRoot({ "notes.txt": "x" });
   try {

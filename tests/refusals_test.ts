@@ -25,6 +25,8 @@ test(`${RUNTIME}: a refused path is named in the error text, quoted, for every t
       ["search_text", { query: "a", path: "./d" }, `${PATH_RULE}: "./d"`],
       ["read_text_file", { path: "../a\nb\u0000\u2028" }, `${PATH_RULE}: "../a\\nb\\u0000\\u2028"`],
       ["read_text_file", { path: "x/".repeat(3_000) }, `${PATH_RULE}: "${"x/".repeat(128)}"…`],
+      // A path that was accepted is shown unquoted, escaped, then cut: still at most 256 bytes.
+      ["read_text_file", { path: "\u0001".repeat(250) }, `not found: ${"\\u0001".repeat(42)}…`],
       ["write_text_file", { path: "../evil.txt", content: "x" }, `${WRITE_RULE}: "../evil.txt"`],
       ["write_text_file", { path: "Upper.txt", content: "x" }, `${WRITE_RULE}: "Upper.txt"`],
       ["write_text_file", { path: "d/b.txt", content: "x" }, `${WRITE_RULE}: "d/b.txt"`],
@@ -99,8 +101,13 @@ test(`${RUNTIME}: arguments that break the input schema are isError results nami
     const cases: [string, Record<string, unknown>, string][] = [
       ["read_text_file", { path: 42 }, "path: must be a string: 42"],
       ["list_directory", { limit: 0 }, "limit: must be at least 1: 0"],
-      ["list_directory", { limit: 1.5 }, "limit: must be a whole number: 1.5"],
-      ["search_files", { query: "a", limit: "3" }, 'limit: must be a whole number: "3"'],
+      ["list_directory", { limit: 1.5 }, "limit: must be a whole number below 2^53: 1.5"],
+      ["search_files", { query: "a", limit: "3" }, 'limit: must be a whole number below 2^53: "3"'],
+      [
+        "list_directory",
+        { limit: 2 ** 53 + 2 },
+        "limit: must be a whole number below 2^53: 9007199254740994",
+      ],
       ["search_text", { query: "" }, 'query: must not be empty: ""'],
       ["search_files", {}, "query: is required"],
       ["list_directory", { path: { a: "x\u2028" } }, 'path: must be a string: {"a":"x\\u2028"}'],

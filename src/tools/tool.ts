@@ -78,7 +78,8 @@ export const stringArg = (echo = true) => z.string(refusing("must be a string", 
 export const pagingArgs = {
   cursor: stringArg().optional().describe("The next_cursor of the previous page; omit to start."),
   // `min(1)`, not `positive()`: zod writes `positive()` as `exclusiveMinimum`, outside the profile hosts compile.
-  limit: z.int(refusing("must be a whole number")).min(1, refusing("must be at least 1")).optional()
+  limit: z.int(refusing("must be a whole number below 2^53")).min(1, refusing("must be at least 1"))
+    .optional()
     .describe("Most items on this page."),
 };
 

@@ -515,8 +515,10 @@ export class Root {
   #store(dir: string, read: Read): CachedDir | null {
     if (read === null) return null;
     const { listing, seen: { info, now } } = read;
-    // The later of ctime and mtime: Deno reports ctime in whole seconds, mtime in milliseconds.
-    const changedNs = info.ctimeNs > info.mtimeNs ? info.ctimeNs : info.mtimeNs;
+    // The later of ctime and mtime. Deno reports ctime in whole seconds (mtime in milliseconds), and a chmod
+    // moves only ctime: a ctime on a whole second may stand for any instant of it, so it counts as its end.
+    const ctimeNs = info.ctimeNs % 1_000_000_000n === 0n ? info.ctimeNs + 999_999_999n : info.ctimeNs;
+    const changedNs = ctimeNs > info.mtimeNs ? ctimeNs : info.mtimeNs;
     const trusted = Number(changedNs / 1_000_000n) + RACY_MARGIN_MS < now;
     const cached = this.#cache.get(dir); // as it is now: a paced read lets other calls change it
     if (cached?.listing.text.equals(listing.text)) {

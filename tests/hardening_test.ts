@@ -392,6 +392,42 @@ function slowBigPort(big: string, onBatch: (batch: number) => void): FsPort {
   };
 }
 
+test("a listing read in the second of its whole-second ctime (Deno's) is read again: a chmod then is seen", async () => {
+  // Deno reports ctime in whole seconds and a chmod moves only ctime, so a chmod in the second a listing was
+  // read leaves its identity as it was. This port reports each directory's ctime as the current second, and
+  // refuses to read `d` once told to, as a chmod would.
+  const temp = makeRoot({ "d/a.txt": "a\n" });
+  try {
+    let denied = false;
+    const port: FsPort = {
+      ...nodePort,
+      lstat(path) {
+        const info = nodePort.lstat(path);
+        const second = BigInt(Math.floor(Date.now() / 1000)) * 1_000_000_000n;
+        return info?.kind === "directory" ? { ...info, ctimeNs: second } : info;
+      },
+      readDir(path) {
+        if (denied && path.endsWith("/d")) throw new FsError("denied");
+        return nodePort.readDir(path);
+      },
+    };
+    // Both calls in one second, after its first 100 ms and the directory's mtime (both would untrust it).
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    while (Date.now() % 1000 < 100 || Date.now() % 1000 > 700) await new Promise((r) => setTimeout(r, 10));
+    const root = openRoot({ root: temp.path, include: ["**"], fs: port });
+    const list = async () =>
+      (await listDirectory.run({ path: "d" }, toolContext(root, new AbortController().signal))).value;
+    assert.deepEqual((await list()).items.map((i) => i.name), ["a.txt"]);
+    denied = true;
+    await assert.rejects(
+      list(),
+      (error: unknown) => error instanceof ToolError && error.message === "permission denied: d",
+    );
+  } finally {
+    temp.cleanup();
+  }
+});
+
 test("a big directory's first read pauses for input between its batches: a cancellation stops it", async () => {
   // `big` says it is big (its size), and its read comes in batches of one name, each taking 15 ms: a call
   // that reads it, walking it or looking up a path below it, must pause between them, see the cancellation

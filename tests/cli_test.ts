@@ -92,13 +92,10 @@ test("deno: a --root outside the permission grants says what to grant", { skip: 
     const { cmd, args } = serverCommand(granted.path, ["--root", root.path, "--include", "**"]);
     const run = spawnSync(cmd, args, { encoding: "utf8", input: "" });
     assert.equal(run.status, 64);
-    assert.equal(
-      run.stderr,
-      `ptc-fs-mcp: --root ${
-        JSON.stringify(root.path)
-      } does not exist or cannot be read; grant read and write ` +
-        "permission on its real path (on Deno: --allow-read and --allow-write)\n",
-    );
+    const grant =
+      "grant read and write permission on its real path (on Deno: --allow-read and --allow-write)";
+    const shown = JSON.stringify(root.path);
+    assert.equal(run.stderr, `ptc-fs-mcp: --root ${shown} does not exist or cannot be read; ${grant}\n`);
   } finally {
     granted.cleanup();
     root.cleanup();

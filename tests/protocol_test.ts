@@ -152,12 +152,8 @@ test(`${RUNTIME}: a bad flag exits 64 with one stderr line; --help and --version
   // Outside its grants Deno cannot tell a missing path from a forbidden one: the line says what to grant.
   const grant =
     "; grant read and write permission on its real path (on Deno: --allow-read and --allow-write)";
-  assert.equal(
-    missing.stderr,
-    `ptc-fs-mcp: --root "/nonexistent/ptc-fs-mcp" does not exist or cannot be read${
-      RUNTIME === "deno" ? grant : ""
-    }\n`,
-  );
+  const why = `does not exist or cannot be read${RUNTIME === "deno" ? grant : ""}`;
+  assert.equal(missing.stderr, `ptc-fs-mcp: --root "/nonexistent/ptc-fs-mcp" ${why}\n`);
   const version = spawnSync(cmd, serverCommand(makeDir(), ["--version"]).args, { encoding: "utf8" });
   assert.equal(version.status, 0);
   assert.equal(version.stdout.trim(), `ptc-fs-mcp ${VERSION}`);

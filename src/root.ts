@@ -413,9 +413,7 @@ export class Root {
    */
   #entry(dir: string, checked: boolean): CachedDir | null {
     const cached = this.#cache.get(dir);
-    // One this `walkPaced` pass validated was found listed by its parent then: not looked up again in its walk.
-    const validated = cached !== undefined && this.#fresh?.get(dir) === cached;
-    if (!checked && !validated && !this.#listedByParent(dir, cached)) return null;
+    if (!checked && !this.#listedByParent(dir, cached)) return null;
     try {
       const found = this.#lookup(dir, cached);
       return "valid" in found ? found.valid : this.#store(dir, this.#readSettled(dir, found.stale));

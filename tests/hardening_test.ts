@@ -392,33 +392,6 @@ function slowBigPort(big: string, onBatch: (batch: number) => void): FsPort {
   };
 }
 
-test("a warm list_directory lstats each directory between the root and the one it lists once", async () => {
-  const temp = makeRoot({ "a/b/c/x.txt": "x\n", "a/b/c/d/y.txt": "y\n" });
-  try {
-    const counts = new Map<string, number>();
-    const port: FsPort = {
-      ...nodePort,
-      lstat(path) {
-        counts.set(path, (counts.get(path) ?? 0) + 1);
-        return nodePort.lstat(path);
-      },
-    };
-    // Past the racy margin, and past the second the directories were made in (Deno's ctime is whole seconds).
-    await new Promise((resolve) => setTimeout(resolve, 1_060 - (Date.now() % 1_000)));
-    const root = openRoot({ root: temp.path, include: ["**"], fs: port });
-    const list = () => listDirectory.run({ path: "a/b/c" }, toolContext(root, new AbortController().signal));
-    await list(); // reads and caches them
-    counts.clear();
-    const page = (await list()).value;
-    assert.deepEqual(page.items.map((i) => i.name), ["d", "x.txt"]);
-    for (const dir of ["a", "a/b", "a/b/c", "a/b/c/d"]) {
-      assert.equal(counts.get(join(root.path, dir)), 1, `${dir} lstatted once`);
-    }
-  } finally {
-    temp.cleanup();
-  }
-});
-
 test("a listing read in the second of its whole-second ctime (Deno's) is read again: a chmod then is seen", async () => {
   // Deno reports ctime in whole seconds and a chmod moves only ctime, so a chmod in the second a listing was
   // read leaves its identity as it was. This port reports each directory's ctime as the current second, and

@@ -392,6 +392,42 @@ function slowBigPort(big: string, onBatch: (batch: number) => void): FsPort {
   };
 }
 
+test("a parent swapped for a link between a listing's lookups of its parents, with no pause, is refused", async () => {
+  // Out of scope as a race (SPEC 11), yet the walk's own lookup of the parents, after its pass, catches it: a
+  // walk that trusted its pass for the parents too listed the link's outside target here (a hostile pass).
+  const temp = makeRoot({ "root/a/b/c/x.txt": "x\n", "outside/a/b/c/OUTSIDE-3f1.txt": "o\n" });
+  try {
+    const base = realpathSync(temp.path);
+    const rootPath = join(base, "root");
+    let armed = false;
+    const port: FsPort = {
+      ...nodePort,
+      lstat(path) {
+        if (armed && path === join(rootPath, "a/b")) { // after the pass looked `a` up, before `a/b`
+          armed = false;
+          renameSync(join(rootPath, "a"), join(base, "moved"));
+          symlinkSync(join(base, "outside/a"), join(rootPath, "a"));
+        }
+        return nodePort.lstat(path);
+      },
+    };
+    // Settled listings: past the racy margin and the second they were made in (Deno's ctime).
+    await new Promise((resolve) => setTimeout(resolve, 1_060 - (Date.now() % 1_000)));
+    const root = openRoot({ root: rootPath, include: ["**"], fs: port });
+    const list = async () =>
+      (await listDirectory.run({ path: "a/b/c" }, toolContext(root, new AbortController().signal))).value;
+    assert.deepEqual((await list()).items.map((i) => i.name), ["x.txt"]); // warm
+    armed = true;
+    await assert.rejects(
+      list(),
+      (error: unknown) =>
+        error instanceof ToolError && error.message === "a is a symbolic link, and links are never followed",
+    );
+  } finally {
+    temp.cleanup();
+  }
+});
+
 test("a listing read in the second of its whole-second ctime (Deno's) is read again: a chmod then is seen", async () => {
   // Deno reports ctime in whole seconds and a chmod moves only ctime, so a chmod in the second a listing was
   // read leaves its identity as it was. This port reports each directory's ctime as the current second, and

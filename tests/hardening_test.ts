@@ -589,10 +589,13 @@ test("lookups below a big directory being written to read it with pauses only, n
   }
 });
 
+/** Eight files in `big`: `big/fN.txt` holds `file N`. */
+function eightInBig(): Record<string, string> {
+  return Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`big/f${i}.txt`, `file ${i}\n`]));
+}
+
 test("calls that want a big directory while another call reads it wait for that one read", async () => {
-  const files: Record<string, string> = {};
-  for (let i = 0; i < 8; i++) files[`big/f${i}.txt`] = `file ${i}\n`;
-  const temp = makeRoot(files);
+  const temp = makeRoot(eightInBig());
   try {
     const { port, reads } = bigDirPort(join(realpathSync(temp.path), "big"), false);
     const root = openRoot({ root: temp.path, include: ["**"], fs: port });
@@ -650,9 +653,7 @@ test("a call that waits for another's read of a big directory takes it only as i
 });
 
 test("a call cancelled while it waits for another call's read of a big directory stops at once", async () => {
-  const files: Record<string, string> = {};
-  for (let i = 0; i < 8; i++) files[`big/f${i}.txt`] = `file ${i}\n`;
-  const temp = makeRoot(files);
+  const temp = makeRoot(eightInBig());
   try {
     const big = join(realpathSync(temp.path), "big");
     const abort = new AbortController();

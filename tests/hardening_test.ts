@@ -761,60 +761,47 @@ async function callRacing(
   }
 }
 
+/**
+ * Runs each tool on `root/a/b/{l,m,n}` and `root/a/c` with `a/b`, then `a`, replaced by a link to `outside`
+ * after the slow `a/b/l` (`big`: while it is read as a big directory), and checks that none of the served
+ * files at `outside/<dir>` for each of `outsideDirs` was reached or shown.
+ */
+async function neverOutside(outsideDirs: readonly string[], big: boolean): Promise<void> {
+  const files = {
+    "root/a/b/l/x.txt": "",
+    "root/a/b/m/": "",
+    "root/a/b/n/": "",
+    "root/a/c/": "",
+    ...Object.fromEntries(outsideDirs.map((d) => [`outside/${d}/OUTSIDE.md`, "secret\n"])),
+  };
+  const cases: [Tool, Record<string, unknown>, string][] = [
+    [searchFiles, { query: "OUTSIDE" }, "a/b"],
+    [searchFiles, { query: "OUTSIDE" }, "a"],
+    [searchText, { query: "secret" }, "a/b"],
+    [listDirectory, {}, "a/b"],
+    [listDirectory, {}, "a"],
+  ];
+  for (const [tool, args, swapped] of cases) {
+    const label = `${tool.name}, ${swapped} swapped`;
+    const raced = await callRacing(files, { slow: "a/b/l", swapped, big }, tool, args);
+    assert.ok(raced.swapped, `${label}: the walk paused ${big ? "in" : "after"} a/b/l`);
+    assert.deepEqual(raced.outside, [], `${label}: reached outside the root`);
+    assert.deepEqual(raced.items, [], `${label}: showed what lies outside the root`);
+  }
+}
+
 test("a parent replaced by a link while a listing pauses is never read through", async () => {
   // After the slow `a/b/l`, `a/b` (or `a`) becomes a link to a tree outside the root holding served files
   // where `m`, `n` and `c` would be. Nothing there may be read, listed, or decide what a listing shows: not
   // the next directory, checked again after the pause, nor its siblings or its parent's, which follow with no
   // pause in between.
-  const files = {
-    "root/a/b/l/x.txt": "",
-    "root/a/b/m/": "",
-    "root/a/b/n/": "",
-    "root/a/c/": "",
-    ...Object.fromEntries(["m", "n", "c", "b/m", "b/n"].map((d) => [`outside/${d}/OUTSIDE.md`, "secret\n"])),
-  };
-  const cases: [Tool, Record<string, unknown>, string][] = [
-    [searchFiles, { query: "OUTSIDE" }, "a/b"],
-    [searchFiles, { query: "OUTSIDE" }, "a"],
-    [searchText, { query: "secret" }, "a/b"],
-    [listDirectory, {}, "a/b"],
-    [listDirectory, {}, "a"],
-  ];
-  for (const [tool, args, swapped] of cases) {
-    const label = `${tool.name}, ${swapped} swapped`;
-    const raced = await callRacing(files, { slow: "a/b/l", swapped }, tool, args);
-    assert.ok(raced.swapped, `${label}: the walk paused after a/b/l`);
-    assert.deepEqual(raced.outside, [], `${label}: reached outside the root`);
-    assert.deepEqual(raced.items, [], `${label}: showed what lies outside the root`);
-  }
+  await neverOutside(["m", "n", "c", "b/m", "b/n"], false);
 });
 
 test("a parent replaced by a link while a big directory is read is never read or looked at through", async () => {
   // As above, but `a/b` (or `a`) is replaced while `a/b/l`, a big directory, is read: after that read, its
   // parents are checked before the directory itself is looked at again, and the next directory after them.
-  const files = {
-    "root/a/b/l/x.txt": "",
-    "root/a/b/m/": "",
-    "root/a/b/n/": "",
-    "root/a/c/": "",
-    ...Object.fromEntries(
-      ["l", "m", "n", "c", "b/l", "b/m", "b/n"].map((d) => [`outside/${d}/OUTSIDE.md`, "secret\n"]),
-    ),
-  };
-  const cases: [Tool, Record<string, unknown>, string][] = [
-    [searchFiles, { query: "OUTSIDE" }, "a/b"],
-    [searchFiles, { query: "OUTSIDE" }, "a"],
-    [searchText, { query: "secret" }, "a/b"],
-    [listDirectory, {}, "a/b"],
-    [listDirectory, {}, "a"],
-  ];
-  for (const [tool, args, swapped] of cases) {
-    const label = `${tool.name}, ${swapped} swapped`;
-    const raced = await callRacing(files, { slow: "a/b/l", swapped, big: true }, tool, args);
-    assert.ok(raced.swapped, `${label}: the walk paused in a/b/l`);
-    assert.deepEqual(raced.outside, [], `${label}: reached outside the root`);
-    assert.deepEqual(raced.items, [], `${label}: showed what lies outside the root`);
-  }
+  await neverOutside(["l", "m", "n", "c", "b/l", "b/m", "b/n"], true);
 });
 
 test("a directory the walk's first pass found missing is reached only through parents checked again", async () => {

@@ -74,6 +74,25 @@ test(`${RUNTIME}: a line longer than the scan window is reported whole, matched 
   });
 });
 
+test(`${RUNTIME}: the lines after a long line that ends in the file's last window are searched`, async () => {
+  // At the default limits the window is 1 MiB and the budget larger, so nothing ends the call between the
+  // window where a long line ends and the short lines after it in that window (they were once dropped).
+  const MIB = 1024 * 1024;
+  const files = {
+    "exact.txt": Buffer.concat([line(MIB), Buffer.from("\nneedle after a window\n")]),
+    "matched.txt": Buffer.concat([line(MIB + 100, [[10, "needle"]]), Buffer.from("\nneedle 2\r\nneedle 3")]),
+    "longer.txt": Buffer.concat([line(2 * MIB + 7), Buffer.from(`\n${"needle and more\n".repeat(1_000)}`)]),
+  };
+  await withInProcess(files, {}, async (server, root) => {
+    const want = Object.keys(files).sort().flatMap((path) =>
+      expected(path, readFileSync(join(root.path, path)), "needle")
+    );
+    assert.equal(want.length, 1 + 3 + 1_000);
+    const { items } = await traverse(server, "search_text", { query: "needle" });
+    assert.deepEqual(items, want);
+  });
+});
+
 test(`${RUNTIME}: random long lines are reported exactly as the bytes say`, async () => {
   const rng = new Rng(0x5eed);
   const pieces = ["needle", "\u00e9", "\u20ac", "\u{1d11e}", "\r", new Uint8Array([0xff]), "nee", "dle"];
@@ -89,6 +108,8 @@ test(`${RUNTIME}: random long lines are reported exactly as the bytes say`, asyn
       }
       lines.push(line(length, marks, "abcdefgh"[rng.int(8)]));
     }
+    if (rng.int(2) === 0) lines.push(Buffer.from("needle at the end")); // short lines after a long one
+    if (rng.int(2) === 0) lines.push(Buffer.from(""));
     files[`r${f}.txt`] = Buffer.from(lines.map((b) => b.toString("latin1")).join("\n"), "latin1");
   }
   await withInProcess(files, { limits: { searchScanBytes: WINDOW } }, async (server, root) => {

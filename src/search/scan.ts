@@ -146,7 +146,8 @@ export class Scan {
       let line = from.l;
       let carry = 0; // bytes at the buffer's start carried over from the previous window
       let long: LongLine | null = null;
-      while (base + carry < info.size) {
+      // Bytes left to read, or carried and not yet searched: the rest of the window where a long line ended.
+      while (base + carry < info.size || carry > 0) {
         // Never past the size at open: the bytes read belong to the identity recorded.
         const bytes = Math.min(this.#windowBytes, info.size - base);
         const buffer = this.#bufferFor(bytes, carry);

@@ -50,5 +50,5 @@ export * from "./src/api.ts";
  * @throws {ConfigError} when the root, a glob or a limit is unusable.
  */
 export function openRoot(options: RootOptions): Root {
-  return openRootWith({ ...options, fs: options.fs ?? denoPort });
+  return openRootWith({ ...options, fs: options?.fs ?? denoPort });
 }

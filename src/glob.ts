@@ -6,6 +6,7 @@
  * @module
  */
 import { ConfigError } from "./errors.ts";
+import { quoteArgument } from "./quote.ts";
 
 /** The regular expression source for one non-`**` segment. */
 export function segmentSource(segment: string): string {
@@ -28,8 +29,11 @@ export function segmentSource(segment: string): string {
  *   a NUL, or `**` mixed with other characters.
  */
 export function compileGlob(pattern: string): RegExp {
-  const bad = (why: string) => new ConfigError(`invalid glob "${pattern}": ${why}`);
-  if (typeof pattern !== "string" || pattern === "") throw bad("it is empty");
+  if (typeof pattern !== "string") {
+    throw new ConfigError(`invalid glob ${String(pattern)}: it is not a string`);
+  }
+  const bad = (why: string) => new ConfigError(`invalid glob ${quoteArgument(pattern)}: ${why}`);
+  if (pattern === "") throw bad("it is empty");
   if (pattern.includes("\0")) throw bad("it contains a NUL byte");
   if (pattern.includes("\\")) throw bad("it contains a backslash");
   if (pattern.startsWith("/") || /^[A-Za-z]:/.test(pattern)) throw bad("it is absolute");

@@ -73,6 +73,9 @@ function limitProblem(value: unknown, min: number, max: number): string | undefi
  * `option` is `limits.<key>`, so the command line can name its flag.
  */
 export function resolveLimits(partial: Partial<Limits> = {}): Limits {
+  if (typeof partial !== "object" || partial === null || Array.isArray(partial)) {
+    throw new ConfigError("must be an object of limits", "limits");
+  }
   const limits: Record<string, number> = { ...DEFAULT_LIMITS };
   for (const [key, value] of Object.entries(partial)) {
     if (value === undefined) continue;

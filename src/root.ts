@@ -669,6 +669,15 @@ export class Root {
   }
 }
 
+/** An `include` or `exclude` option as given by a caller without types: an array of strings, or nothing. */
+function globsOf(value: unknown, option: string): readonly string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every((glob) => typeof glob === "string")) {
+    throw new ConfigError("must be an array of glob strings", option);
+  }
+  return value;
+}
+
 /**
  * Validates the configuration and pins the root, holding its directory open while the root is in use.
  * Throws `ConfigError` when the port cannot serve here, `include` is empty, a glob or limit is invalid, or
@@ -677,12 +686,14 @@ export class Root {
 export function openRoot(options: RootOptions & { fs: FsPort }): Root {
   const { fs } = options;
   if (fs.unsupported !== undefined) throw new ConfigError(fs.unsupported);
-  if (!Array.isArray(options.include) || options.include.length === 0) {
+  const include = globsOf(options.include, "include");
+  if (include.length === 0) {
     throw new ConfigError("must hold at least one glob; the default serves no file", "include");
   }
-  const selector = createSelector(options.include, options.exclude ?? []);
+  const selector = createSelector(include, globsOf(options.exclude, "exclude"));
   const limits = resolveLimits(options.limits);
-  if (typeof options.root !== "string" || options.root === "") throw new ConfigError("is required", "root");
+  if (options.root === undefined || options.root === "") throw new ConfigError("is required", "root");
+  if (typeof options.root !== "string") throw new ConfigError("must be a string", "root");
   // The caller's own argument, made absolute, so a relative root that missed says where it looked.
   let given = options.root;
   try {

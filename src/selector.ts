@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { ConfigError } from "./errors.ts";
 import { compileGlob, segmentSource } from "./glob.ts";
 
 /** What a root serves, decided from relative paths alone. */
@@ -59,6 +60,17 @@ function compile(pattern: string) {
   };
 }
 
+/** Compiles the globs of one option; an invalid one throws a `ConfigError` that names the option. */
+function compileAll(globs: readonly string[], option: "include" | "exclude") {
+  return globs.map((glob) => {
+    try {
+      return compile(glob);
+    } catch (error) {
+      throw error instanceof ConfigError ? new ConfigError(`has an ${error.problem}`, option) : error;
+    }
+  });
+}
+
 /**
  * Builds a selector from include and exclude globs; none included selects nothing.
  *
@@ -76,10 +88,13 @@ function compile(pattern: string) {
  * @throws {ConfigError} when a glob is invalid.
  */
 export function createSelector(include: readonly string[], exclude: readonly string[] = []): Selector {
-  const includes = include.map(compile);
+  const includes = compileAll(include, "include");
   // An exclude ending in `/**` covers the name before it too (`build/**` a file named `build`),
   // so the name an excluded directory has is decided from the name alone, never statted.
-  const excludes = exclude.flatMap((p) => p.endsWith("/**") ? [p, p.slice(0, -3)] : [p]).map(compile);
+  const excludes = compileAll(
+    exclude.flatMap((p) => p.endsWith("/**") ? [p, p.slice(0, -3)] : [p]),
+    "exclude",
+  );
   // The root itself is never excluded (a `*` would match its empty path), only what is below it.
   const isExcludedDir = (dir: string) =>
     excludes.some((p) => (dir !== "" && p.orAncestor.test(dir)) || p.coversBelow(dir));

@@ -1,6 +1,7 @@
 /**
  * The command line's manners, on the real binary of each runtime: `-h`,
- * limit flags that name the bound they crossed, a root named by the
+ * limit flags that name the bound they crossed, globs and dash values named
+ * by their flag, a root named by the
  * absolute path that was tried, and the refusal to start where `node:fs`
  * lacks the no-follow open.
  *
@@ -80,6 +81,37 @@ test(`${RUNTIME}: a limit flag past its largest value names that bound and the f
     const word = cli(root, ["--root", root.path, "--include", "**", "--max-file-bytes", "1e9"]);
     assert.equal(word.status, 64);
     assert.equal(word.stderr, "ptc-fs-mcp: --max-file-bytes must be a whole number of bytes\n");
+  } finally {
+    root.cleanup();
+  }
+});
+
+test(`${RUNTIME}: a bad glob or a value that starts with a dash is named by its flag, on one line`, () => {
+  const root = realRoot();
+  try {
+    const cases: [string[], string][] = [
+      [["--include", ""], `--include has an invalid glob "": it is empty`],
+      [["--include=", "--include", "**"], `--include has an invalid glob "": it is empty`],
+      [
+        ["--include", "**", "--exclude", "/a\nb\u001b[31m"],
+        `--exclude has an invalid glob "/a\\nb\\u001b[31m": it is absolute`,
+      ],
+      [["--include", "**", "--max-write-bytes", "-1"], "--max-write-bytes must be a whole number of bytes"],
+      [
+        ["--include", "-x"],
+        "--include needs a value; for one that starts with a dash, write --include=<value>",
+      ],
+    ];
+    for (const [args, line] of cases) {
+      const result = cli(root, ["--root", root.path, ...args]);
+      assert.equal(result.status, 64, args.join(" "));
+      assert.equal(result.stdout, "");
+      assert.equal(result.stderr, `ptc-fs-mcp: ${line}\n`);
+    }
+    // A long glob is cut in the echo, after its quote.
+    const long = cli(root, ["--root", root.path, "--include", `/${"x".repeat(5_000)}`]);
+    assert.equal(long.status, 64);
+    assert.match(long.stderr, /^ptc-fs-mcp: --include has an invalid glob "\/x{255}"…: it is absolute\n$/);
   } finally {
     root.cleanup();
   }

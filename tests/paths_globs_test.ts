@@ -386,6 +386,42 @@ test("openRoot throws ConfigError for a bad glob or a bad limit, without naming 
   }
 });
 
+test("openRoot refuses options of the wrong shape with a ConfigError that names the option", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ptc-fs-mcp-paths-"));
+  try {
+    const cases: [unknown, string, string][] = [
+      [{ root: dir, include: "**" }, "include", "include must be an array of glob strings"],
+      [{ root: dir, include: [1] }, "include", "include must be an array of glob strings"],
+      [{ root: dir, include: ["**"], exclude: "x" }, "exclude", "exclude must be an array of glob strings"],
+      [{ root: dir, include: ["**"], exclude: [5] }, "exclude", "exclude must be an array of glob strings"],
+      [{ root: dir, include: ["**"], limits: null }, "limits", "limits must be an object of limits"],
+      [{ root: dir, include: ["**"], limits: [] }, "limits", "limits must be an object of limits"],
+      [{ root: 5, include: ["**"] }, "root", "root must be a string"],
+      [{ root: dir, include: [""] }, "include", 'include has an invalid glob "": it is empty'],
+      [
+        { root: dir, include: ["**"], exclude: ["a/**b"] },
+        "exclude",
+        `exclude has an invalid glob "a/**b": '**' must be a whole segment`,
+      ],
+      [
+        { root: dir, include: ["\u001b/../x"] },
+        "include",
+        `include has an invalid glob "\\u001b/../x": it has a '.' or '..' segment`,
+      ],
+    ];
+    for (const [options, option, message] of cases) {
+      assert.throws(() => openRoot(options as never), (error: unknown) => {
+        assert.ok(error instanceof ConfigError, `${JSON.stringify(options)}: ${error}`);
+        assert.equal(error.option, option);
+        assert.equal(error.message, message);
+        return true;
+      });
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("openRoot names a missing root or a file as root by its absolute path, also when given relative", () => {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "ptc-fs-mcp-paths-")));
   try {
@@ -432,7 +468,7 @@ test("openRoot refuses a configuration without an include glob: the default serv
       const options of [
         { root: dir, include: [] },
         { root: dir } as never,
-        { root: dir, include: "**" } as never,
+        undefined as never,
       ]
     ) {
       assert.throws(() => openRoot(options), (error: unknown) => {

@@ -51,6 +51,8 @@ const LIMIT_FLAGS = {
 // The flag of each `openRoot` option a `ConfigError` can name, so an error names what the user typed.
 const FLAG_OF: Readonly<Record<string, string>> = {
   root: "--root",
+  include: "--include",
+  exclude: "--exclude",
   ...Object.fromEntries(Object.entries(LIMIT_FLAGS).map(([flag, key]) => [`limits.${key}`, `--${flag}`])),
 };
 
@@ -86,7 +88,16 @@ function parseFlags(args: readonly string[]): { print: string } | { serve: RootO
     });
   } catch (error) {
     const text = error instanceof Error ? error.message.split("\n")[0] : "bad arguments";
-    throw new ConfigError(`${text.replace(/\. To specify.*$/, "")} (see --help)`); // its first sentence
+    // A value that starts with a dash (`--max-write-bytes -1`) reads as a flag: parseArgs calls it ambiguous.
+    const flag = /^Option '--([a-z-]+)' argument is ambiguous/.exec(text)?.[1];
+    if (flag !== undefined) {
+      throw new ConfigError(
+        Object.hasOwn(LIMIT_FLAGS, flag)
+          ? `--${flag} must be a whole number of bytes`
+          : `--${flag} needs a value; for one that starts with a dash, write --${flag}=<value>`,
+      );
+    }
+    throw new ConfigError(`${text} (see --help)`);
   }
   const { values } = parsed;
   if (values.help) return { print: USAGE };

@@ -10,6 +10,8 @@ import { DEFAULT_LIMITS } from "./limits.ts";
 /** Longest path segment, in UTF-8 bytes (the usual `NAME_MAX`). */
 const MAX_SEGMENT_BYTES = 255;
 
+const DRIVE_PREFIX = /^[A-Za-z]:/;
+
 /**
  * Validates a relative path argument; `""` names the root. Absolute paths, `.`/`..` and empty segments
  * (`a//b`, a trailing `/`), NUL bytes, backslashes, drive prefixes and paths over `maxBytes` UTF-8 bytes
@@ -30,12 +32,27 @@ export function normalizeRelative(path: string, maxBytes = DEFAULT_LIMITS.maxPat
   if (utf8Length(path) > maxBytes) return null;
   // A lone surrogate is not encodable: the runtime would name another file. (A leading `/` leaves
   // an empty segment.)
-  if (/[\0\\]|^[A-Za-z]:|\p{Surrogate}/u.test(path)) return null;
+  if (/[\0\\]|\p{Surrogate}/u.test(path) || DRIVE_PREFIX.test(path)) return null;
   for (const segment of path.split("/")) {
     if (segment === "" || segment === "." || segment === "..") return null;
     if (utf8Length(segment) > MAX_SEGMENT_BYTES) return null;
   }
   return path;
+}
+
+/**
+ * Whether an entry of `dir` can be named back: `nameableIn(dir, maxBytes)(name)` holds exactly when
+ * `normalizeRelative` accepts `dir/name`, for a `dir` it accepts and a `name` as a listing gives one (UTF-8,
+ * no NUL or `/`, not `.` or `..`, at most `NAME_MAX` bytes). A walk serves no other name, so every path a
+ * tool shows can be passed back to a tool. Cheap: a listing asks it of every entry.
+ */
+export function nameableIn(dir: string, maxBytes: number): (name: string) => boolean {
+  const prefixBytes = dir === "" ? 0 : utf8Length(dir) + 1;
+  const atRoot = dir === "";
+  return (name) =>
+    !name.includes("\\") && !(atRoot && DRIVE_PREFIX.test(name)) &&
+    // A UTF-16 unit is at most 3 UTF-8 bytes: most names need no count.
+    (prefixBytes + name.length * 3 <= maxBytes || prefixBytes + utf8Length(name) <= maxBytes);
 }
 
 /** The directory holding a relative path (`""`: the root). */

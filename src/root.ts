@@ -12,7 +12,7 @@ import { type Limits, resolveLimits } from "./limits.ts";
 import { createSelector, type Selector } from "./selector.ts";
 import type { DirectoryHold, DirEntry, EntryKind, FileHandle, FileInfo, FsPort } from "./ports/fs_port.ts";
 import { DIR_BATCH, FsError } from "./ports/fs_port.ts";
-import { joinRelative, parentOf } from "./paths.ts";
+import { joinRelative, nameableIn, parentOf } from "./paths.ts";
 import { Listing, ServedEntries, Tree } from "./listing.ts";
 import { type Found, Search } from "./path_search.ts";
 import { sameIdentity } from "./identity.ts";
@@ -648,8 +648,11 @@ export class Root {
   #keyOf(dir: string): (entry: DirEntry) => string | undefined {
     const dirsAllowed = depthOf(dir) < this.limits.maxDepth;
     const all = this.selector.servesAllBelow(dir); // then no name needs its own test (`--include '**'`)
+    const nameable = nameableIn(dir, this.limits.maxPathBytes); // a path no argument could name is not served
     return ({ name, kind: reported }) => {
-      if (isTempName(name) || reported === "symlink" || reported === "other") return undefined;
+      if (isTempName(name) || reported === "symlink" || reported === "other" || !nameable(name)) {
+        return undefined;
+      }
       const path = all ? undefined : joinRelative(dir, name);
       const wantFile = reported !== "directory" && (path === undefined || this.selector.isServed(path));
       const wantDir = reported !== "file" && dirsAllowed &&

@@ -2,6 +2,8 @@
  * Names that are not valid UTF-8 cannot be represented faithfully in JSON,
  * so they are never served: not listed, found, searched or read, and never
  * shown with U+FFFD. A name that really holds U+FFFD is served as itself.
+ * Nor is a path the path contract would refuse as an argument (a backslash,
+ * a root-level drive prefix, over `maxPathBytes`).
  *
  * @module
  */
@@ -11,6 +13,7 @@ import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { RUNTIME, structured, toolErrorText, traverse, withServer } from "./_harness.ts";
+import { withInProcess } from "./_inprocess.ts";
 
 test(`${RUNTIME}: a name that is not UTF-8 is never served; a name with U+FFFD is served as itself`, async () => {
   await withServer({ "plain.txt": "MARK plain\n" }, ["--include", "**"], async (server, root) => {
@@ -49,5 +52,56 @@ test(`${RUNTIME}: a name that is not UTF-8 is never served; a name with U+FFFD i
       "not found: dir\uFFFD",
     );
     for (const line of server.lines) assert.equal(line.includes("BYTES-7c1"), false, line);
+  });
+});
+
+test(`${RUNTIME}: a name no argument could name back is not served, so every path shown can be passed back`, async () => {
+  const files = {
+    "back\\slash.txt": "MARK backslash\n",
+    "c:x.txt": "MARK drive\n",
+    "d\\dir/in.txt": "MARK below a backslash\n",
+    "ok/c:/y.txt": "MARK deeper colon\n", // a drive prefix only at the start of a path
+    "ok/a\\b.txt": "MARK deeper backslash\n",
+    "plain.txt": "MARK plain\n",
+  };
+  await withServer(files, ["--include", "**"], async (server) => {
+    const shown = [
+      "ok/c:/y.txt",
+      "plain.txt",
+    ];
+    const listed = (await traverse(server, "list_directory", {})).items.map((i: { path: string }) => i.path);
+    assert.deepEqual(listed, ["ok", "plain.txt"]);
+    const found = (await traverse(server, "search_files", { query: "t" })).items.map((i: { path: string }) =>
+      i.path
+    );
+    assert.deepEqual(found, shown);
+    const hits = (await traverse(server, "search_text", { query: "MARK" })).items.map((i: { path: string }) =>
+      i.path
+    );
+    assert.deepEqual(hits, shown);
+    for (const path of shown) {
+      assert.equal(structured(await server.call("read_text_file", { path })).items.length, 1, path);
+    }
+    for (const line of server.lines) assert.equal(/backslash|drive/.test(line), false, line);
+  });
+});
+
+test(`${RUNTIME}: a path over maxPathBytes is not served`, async () => {
+  const long = `${"d".repeat(40)}/${"f".repeat(30)}.txt`; // 75 bytes
+  await withInProcess({ [long]: "MARK long\n", "short.txt": "MARK short\n" }, {
+    limits: { maxPathBytes: 74 },
+  }, async (server) => {
+    const found = (await traverse(server, "search_files", { query: "." })).items.map((i: { path: string }) =>
+      i.path
+    );
+    assert.deepEqual(found, ["short.txt"]);
+    const listed = (await traverse(server, "list_directory", {})).items.map((i: { path: string }) => i.path);
+    assert.deepEqual(listed, ["short.txt"]); // its directory holds nothing served
+  });
+  await withInProcess({ [long]: "MARK long\n" }, { limits: { maxPathBytes: 75 } }, async (server) => {
+    const found = (await traverse(server, "search_files", { query: "." })).items.map((i: { path: string }) =>
+      i.path
+    );
+    assert.deepEqual(found, [long]);
   });
 });

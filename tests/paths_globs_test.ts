@@ -4,6 +4,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import process from "node:process";
+import fc from "fast-check";
+import { nameableIn } from "../src/paths.ts";
 import {
   compileGlob,
   ConfigError,
@@ -481,4 +483,32 @@ test("openRoot refuses a configuration without an include glob: the default serv
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("nameableIn holds exactly when normalizeRelative accepts the entry's path", () => {
+  // Names as a listing gives them: UTF-8, no NUL or `/`, not `.`/`..`, at most 255 bytes.
+  const piece = fc.constantFrom(
+    "a",
+    "Z",
+    ":",
+    "\\",
+    ".",
+    "\u00e9",
+    "\u20ac",
+    "\u{1f600}",
+    "c:",
+    "x".repeat(60),
+  );
+  const name = fc.array(piece, { minLength: 1, maxLength: 6 }).map((p) => p.join(""))
+    .filter((n) => n !== "." && n !== ".." && new TextEncoder().encode(n).length <= 255);
+  const dir = fc.array(fc.constantFrom("d", "sub", "\u20ac".repeat(20), "x".repeat(90)), { maxLength: 4 })
+    .map((s) => s.join("/"));
+  fc.assert(
+    fc.property(dir, name, fc.integer({ min: 1, max: 400 }), (dir, name, maxBytes) => {
+      fc.pre(normalizeRelative(dir, 10_000) !== null);
+      const path = dir === "" ? name : `${dir}/${name}`;
+      assert.equal(nameableIn(dir, maxBytes)(name), normalizeRelative(path, maxBytes) !== null, path);
+    }),
+    { numRuns: 2_000 },
+  );
 });

@@ -79,7 +79,9 @@ export function resolveLimits(partial: Partial<Limits> = {}): Limits {
   const limits: Record<string, number> = { ...DEFAULT_LIMITS };
   for (const [key, value] of Object.entries(partial)) {
     if (value === undefined) continue;
-    if (!Object.hasOwn(DEFAULT_LIMITS, key)) throw new ConfigError(`unknown limit ${JSON.stringify(key)}`);
+    if (!Object.hasOwn(DEFAULT_LIMITS, key)) {
+      throw new ConfigError(`has no limit named ${JSON.stringify(key)}`, "limits");
+    }
     const max = key === "maxWriteBytes" ? MAX_WRITE_BYTES_LIMIT : MAX_LIMIT;
     const problem = limitProblem(value, MINIMUMS[key as keyof Limits] ?? 1, max);
     if (problem !== undefined) throw new ConfigError(problem, `limits.${key}`);

@@ -389,9 +389,9 @@ test("resolveLimits refuses unknown keys, non-integers and values out of range, 
       `${Object.keys(partial as object)}: ${String(Object.values(partial as object))}`,
     );
   for (const key of ["maxResults", "max_depth", "toString", "constructor", "hasOwnProperty", "valueOf"]) {
-    refuses({ [key]: 10 }, `unknown limit "${key}"`);
+    refuses({ [key]: 10 }, `limits has no limit named "${key}"`);
   }
-  refuses(JSON.parse('{"__proto__": 10}'), 'unknown limit "__proto__"');
+  refuses(JSON.parse('{"__proto__": 10}'), 'limits has no limit named "__proto__"');
   for (const key of LIMIT_KEYS) {
     // A write's content must fit one stdin line; every other limit goes up to MAX_LIMIT.
     const max = key === "maxWriteBytes" ? MAX_WRITE_BYTES_LIMIT : MAX_LIMIT;

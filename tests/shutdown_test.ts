@@ -91,3 +91,41 @@ for (const end of ["eof", "SIGTERM", "SIGINT"] as const) {
     }
   });
 }
+
+/** Requests in the big batch: about 440 KB, far more than a pipe holds, so the runtime reads it in chunks. */
+const BIG_BATCH = 3_000;
+
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  test(`${RUNTIME}: ${signal} right after a large batch was written still answers every request in it`, async () => {
+    const root = makeRoot({ "a.txt": "a\n" });
+    try {
+      for (let round = 1; round <= 2; round++) {
+        const server = new Server(root.path, ["--root", root.path, "--include", "**"]);
+        try {
+          await server.call("list_directory", {}); // started
+          const batch = Array.from(
+            { length: BIG_BATCH },
+            (_, i) => JSON.stringify(request(`r${i}`, "tools/list")),
+          );
+          // The signal follows the write at once: the runtime may have read requests it did not yet hand over.
+          await new Promise<void>((resolve, reject) =>
+            server.child.stdin!.write(`${batch.join("\n")}\n`, (error) => error ? reject(error) : resolve())
+          );
+          process.kill(server.child.pid!, signal);
+          const { code, signal: killed } = await server.exited();
+          const answered = new Set(server.lines.map((line) => JSON.parse(line).id));
+          assert.deepEqual({ code, killed }, { code: 0, killed: null }, `round ${round}`);
+          assert.equal(
+            batch.filter((_, i) => !answered.has(`r${i}`)).length,
+            0,
+            `round ${round}: unanswered`,
+          );
+        } finally {
+          await server.kill();
+        }
+      }
+    } finally {
+      root.cleanup();
+    }
+  });
+}

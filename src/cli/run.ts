@@ -10,6 +10,7 @@ import { ConfigError } from "../errors.ts";
 import type { Limits } from "../limits.ts";
 import { openRoot, type RootOptions } from "../root.ts";
 import { buildServer } from "../server.ts";
+import { inputTurnFor } from "../pacing.ts";
 import { ResultLines } from "../result_line.ts";
 import type { FsPort } from "../ports/fs_port.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
@@ -141,7 +142,8 @@ export function runCli(args: readonly string[], fs: FsPort): void {
     if (!root.selector.reachesRootLevel) warn(READ_ONLY_WARNING);
     const results = new ResultLines(); // the server records, the transport writes
     const stdio = new StdioTransport(process.stdin, process.stdout, results, warn);
-    onStopSignal(stdio.finish);
+    const turn = inputTurnFor(fs);
+    onStopSignal(() => void stdio.finishAfterInput(turn));
     stdio.closed.then(() => process.exit(0));
     buildServer(root, undefined, results).connect(stdio);
   } catch (error) {

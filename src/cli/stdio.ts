@@ -28,6 +28,8 @@ export class StdioTransport implements Transport {
   readonly #warn: (line: string) => void;
   #line: Buffer[] | null = []; // the start of the current line; null: it is over the cap, skip to its end
   #lineBytes = 0;
+  #bytesIn = 0; // every byte of input taken in so far
+  #draining = false; // a stop signal came: taking in what input is still arriving
   readonly #unanswered = new Map<string, number>(); // received requests by the JSON of their id (ids may repeat)
   #writes = 0; // writes handed to the output whose callback has not run
   #finishing = false;
@@ -60,6 +62,24 @@ export class StdioTransport implements Transport {
     this.#input.off("data", this.#onData);
     this.#input.pause();
     this.#closeWhenAnswered();
+  };
+
+  /**
+   * At SIGTERM or SIGINT: takes in the input that is still arriving, an input turn (`turn`) at a time while it
+   * keeps arriving, then finishes as at the end of input. A runtime may have read requests that it has not
+   * handed over yet when the signal arrives (Deno: a read's chunk waits for the next turn of its loop); each
+   * was received, so each is answered.
+   */
+  readonly finishAfterInput = async (turn: () => Promise<void>): Promise<void> => {
+    if (this.#finishing || this.#draining) return;
+    this.#draining = true;
+    // Until two turns in a row bring none: on Deno a turn's timer may fire before a read that completed.
+    for (let idle = 0; idle < 2 && !this.#finishing;) {
+      const seen = this.#bytesIn;
+      await turn();
+      idle = this.#bytesIn === seen ? idle + 1 : 0;
+    }
+    this.finish();
   };
 
   /** Writes one message as a line. */
@@ -114,6 +134,7 @@ export class StdioTransport implements Transport {
   };
 
   readonly #onData = (chunk: Buffer): void => {
+    this.#bytesIn += chunk.length;
     for (let at = 0; at < chunk.length;) {
       const newline = chunk.indexOf(0x0a, at); // "\n"
       const end = newline < 0 ? chunk.length : newline;

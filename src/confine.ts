@@ -5,7 +5,7 @@
  * @module
  */
 import { ToolError } from "./errors.ts";
-import { normalizeRelative } from "./paths.ts";
+import { pathRefusal } from "./paths.ts";
 import { refuseArgument, shownPath } from "./quote.ts";
 import type { Root } from "./root.ts";
 import { type FileHandle, type FileInfo, FsError } from "./ports/fs_port.ts";
@@ -13,13 +13,9 @@ import { isTempName } from "./temp_names.ts";
 
 /** Validates a path argument; `""` (the root) only where `allowRoot`. */
 export function checkPathArgument(root: Root, path: string, allowRoot: boolean): string {
-  const rel = normalizeRelative(path, root.limits.maxPathBytes);
-  if (rel === null) {
-    throw refuseArgument(
-      "path must be relative, with no '.', '..' or empty segments, no backslash, NUL or drive prefix",
-      path,
-    );
-  }
+  const refusal = pathRefusal(path, root.limits.maxPathBytes);
+  if (refusal !== null) throw refuseArgument(refusal, path);
+  const rel = path;
   if (rel === "" && !allowRoot) throw refuseArgument("path must name a file, not the root", path);
   return rel;
 }

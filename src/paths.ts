@@ -27,17 +27,27 @@ const DRIVE_PREFIX = /^[A-Za-z]:/;
  * ```
  */
 export function normalizeRelative(path: string, maxBytes = DEFAULT_LIMITS.maxPathBytes): string | null {
-  if (typeof path !== "string") return null;
-  if (path === "") return "";
-  if (utf8Length(path) > maxBytes) return null;
+  return pathRefusal(path, maxBytes) === null ? path : null;
+}
+
+/** The rule a path argument must keep besides its length. */
+export const PATH_RULE =
+  "path must be relative, with no '.', '..' or empty segments, no backslash, NUL or drive prefix";
+
+/** Why `normalizeRelative` refuses a path: the rule it breaks, as a refusal states it; `null` when it does not. */
+export function pathRefusal(path: string, maxBytes = DEFAULT_LIMITS.maxPathBytes): string | null {
+  if (typeof path !== "string") return PATH_RULE;
+  if (path === "") return null;
   // A lone surrogate is not encodable: the runtime would name another file. (A leading `/` leaves
   // an empty segment.)
-  if (/[\0\\]|\p{Surrogate}/u.test(path) || DRIVE_PREFIX.test(path)) return null;
-  for (const segment of path.split("/")) {
-    if (segment === "" || segment === "." || segment === "..") return null;
-    if (utf8Length(segment) > MAX_SEGMENT_BYTES) return null;
+  if (/[\0\\]|\p{Surrogate}/u.test(path) || DRIVE_PREFIX.test(path)) return PATH_RULE;
+  const segments = path.split("/");
+  if (segments.some((segment) => segment === "" || segment === "." || segment === "..")) return PATH_RULE;
+  if (utf8Length(path) > maxBytes) return `path is longer than ${maxBytes} bytes (maxPathBytes)`;
+  if (segments.some((segment) => utf8Length(segment) > MAX_SEGMENT_BYTES)) {
+    return `path has a segment longer than ${MAX_SEGMENT_BYTES} bytes`;
   }
-  return path;
+  return null;
 }
 
 /**

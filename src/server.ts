@@ -169,7 +169,8 @@ function refusalFor(message: JSONRPCMessage): Refusal | null {
   if (!("method" in message) || !("id" in message)) return null; // notifications and responses pass
   const params = (message.params ?? {}) as Record<string, unknown>;
   const unsupported = (claim: unknown, initialize = false): Refusal => {
-    const requested = typeof claim === "string" ? claim : "";
+    // What was asked, as a string: a claim of another type as its JSON (`42`), none as "".
+    const requested = typeof claim === "string" ? claim : JSON.stringify(claim) ?? "";
     // Both versions in the message, which legacy clients show (not `data`); an odd claim is quoted.
     const shown = /^[\w.-]{1,64}$/.test(requested) ? requested : quoteArgument(requested);
     const why = initialize && requested === PROTOCOL_VERSION ? ", which has no initialize request" : "";
@@ -179,18 +180,29 @@ function refusalFor(message: JSONRPCMessage): Refusal | null {
       data: { supported: [PROTOCOL_VERSION], requested },
     };
   };
-  const missing = (key: string) => ({
+  const invalid = (what: string, value: unknown, expected: string) => ({
     code: ProtocolErrorCode.InvalidParams,
-    message: `Missing params._meta["${key}"]`,
+    message: value === undefined ? `Missing ${what}` : `Invalid ${what}: must be ${expected}`,
   });
-  if (message.method === "initialize") return unsupported(params.protocolVersion, true);
   const meta = params._meta as Record<string, unknown> | undefined;
   const version = meta?.[PROTOCOL_VERSION_META_KEY];
-  if (typeof version !== "string") return missing(PROTOCOL_VERSION_META_KEY);
+  // A 2025-era opening names its version in params, a 2026-era one in `_meta`.
+  if (message.method === "initialize") return unsupported(params.protocolVersion ?? version, true);
+  if (typeof version !== "string") {
+    return invalid(`params._meta["${PROTOCOL_VERSION_META_KEY}"]`, version, "a version string");
+  }
   if (version !== PROTOCOL_VERSION) return unsupported(version);
   const capabilities = meta?.[CLIENT_CAPABILITIES_META_KEY];
   if (capabilities === null || typeof capabilities !== "object" || Array.isArray(capabilities)) {
-    return missing(CLIENT_CAPABILITIES_META_KEY);
+    return invalid(`params._meta["${CLIENT_CAPABILITIES_META_KEY}"]`, capabilities, "an object");
+  }
+  // The SDK would refuse these too, with its validator's report: one line instead.
+  if (message.method === "tools/call") {
+    if (typeof params.name !== "string") return invalid("params.name", params.name, "a tool name");
+    const args = params.arguments;
+    if (args !== undefined && (args === null || typeof args !== "object" || Array.isArray(args))) {
+      return invalid("params.arguments", args, "an object");
+    }
   }
   return null;
 }

@@ -91,6 +91,66 @@ test(`${RUNTIME}: a request without a protocol version gets -32602`, async () =>
   });
 });
 
+test(`${RUNTIME}: a request whose params are malformed gets -32602 with one line naming what is wrong`, async () => {
+  await withServer({}, ["--include", "**"], async (server) => {
+    const meta = (extra: Record<string, unknown>) => ({ ...META, ...extra });
+    const cases: [Record<string, unknown>, string][] = [
+      [{ params: { _meta: null } }, "Invalid params: params._meta must be an object"],
+      [{ params: { _meta: "x" } }, "Invalid params: params._meta must be an object"],
+      [{ params: [] }, "Invalid params: params must be an object"],
+      [
+        { params: { _meta: meta({ progressToken: {} }) } },
+        "Invalid params: a member of params._meta has the wrong type (progressToken: a string or a number)",
+      ],
+      [
+        { params: { _meta: meta({ "io.modelcontextprotocol/protocolVersion": 20260728 }) } },
+        'Invalid params._meta["io.modelcontextprotocol/protocolVersion"]: must be a version string',
+      ],
+      [
+        { params: { _meta: meta({ "io.modelcontextprotocol/clientCapabilities": [] }) } },
+        'Invalid params._meta["io.modelcontextprotocol/clientCapabilities"]: must be an object',
+      ],
+      [
+        { method: "tools/call", params: { _meta: META, name: "list_directory", arguments: null } },
+        "Invalid params.arguments: must be an object",
+      ],
+      [
+        { method: "tools/call", params: { _meta: META, name: 5, arguments: {} } },
+        "Invalid params.name: must be a tool name",
+      ],
+    ];
+    for (const [i, [fields, message]] of cases.entries()) {
+      const response = await server.send({ jsonrpc: "2.0", id: i, method: "tools/list", ...fields });
+      assertValid("JSONRPCErrorResponse", response);
+      assert.deepEqual(response.error, { code: -32602, message }, JSON.stringify(fields));
+    }
+    // A member JSON-RPC does not define is left out, not refused.
+    const extra = await server.send({
+      jsonrpc: "2.0",
+      id: "x",
+      method: "server/discover",
+      params: { _meta: META },
+      x: 1,
+    });
+    assertValid("DiscoverResultResponse", extra);
+  });
+});
+
+test(`${RUNTIME}: initialize is refused with the version it asked for, wherever it names one`, async () => {
+  await withServer({}, ["--include", "**"], async (server) => {
+    const cases: [unknown, string][] = [
+      [{ _meta: LEGACY }, "2025-11-25"],
+      [{ protocolVersion: 42 }, "42"],
+      [[], ""],
+    ];
+    for (const [params, requested] of cases) {
+      const refused = await server.send({ jsonrpc: "2.0", id: requested, method: "initialize", params });
+      assert.equal(refused.error.code, -32022, JSON.stringify(params));
+      assert.deepEqual(refused.error.data, { supported: ["2026-07-28"], requested });
+    }
+  });
+});
+
 test(`${RUNTIME}: tools/list gives the five tools in a fixed order, identically twice`, async () => {
   await withServer({}, ["--include", "**"], async (server) => {
     const one = await server.request("tools/list");

@@ -25,6 +25,22 @@ test(`${RUNTIME}: a refused path is named in the error text, quoted, for every t
       ["search_text", { query: "a", path: "./d" }, `${PATH_RULE}: "./d"`],
       ["read_text_file", { path: "../a\nb\u0000\u2028" }, `${PATH_RULE}: "../a\\nb\\u0000\\u2028"`],
       ["read_text_file", { path: "x/".repeat(3_000) }, `${PATH_RULE}: "${"x/".repeat(128)}"…`],
+      // A path that breaks only a length rule is told so.
+      [
+        "read_text_file",
+        { path: "x".repeat(256) },
+        `path has a segment longer than 255 bytes: "${"x".repeat(256)}"`,
+      ],
+      [
+        "list_directory",
+        { path: "a/".repeat(2_100) + "b" },
+        `path is longer than 4096 bytes (maxPathBytes): "${"a/".repeat(128)}"…`,
+      ],
+      [
+        "write_text_file",
+        { path: "x".repeat(300), content: "x" },
+        `path is longer than 255 bytes, the longest file name: "${"x".repeat(256)}"…`,
+      ],
       // A path that was accepted is shown unquoted, escaped, then cut: still at most 256 bytes.
       ["read_text_file", { path: "\u0001".repeat(250) }, `not found: ${"\\u0001".repeat(42)}…`],
       ["write_text_file", { path: "../evil.txt", content: "x" }, `${WRITE_RULE}: "../evil.txt"`],

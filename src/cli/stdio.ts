@@ -161,10 +161,24 @@ export class StdioTransport implements Transport {
       message = deserializeMessage(text);
     } catch (error) {
       // JSON-RPC's answers to a line that is not JSON, or not one request, response or notification.
-      void (error instanceof SyntaxError
-        ? this.#refuse(null, -32700, "Parse error: the line is not JSON")
-        : this.#refuse(idOf(text), -32600, "Invalid request: not one JSON-RPC 2.0 message (no batches)"));
-      return;
+      if (error instanceof SyntaxError) {
+        return void this.#refuse(null, -32700, "Parse error: the line is not JSON");
+      }
+      const request = requestOf(JSON.parse(text));
+      if (request === null) {
+        return void this.#refuse(
+          idOf(text),
+          -32600,
+          "Invalid request: not one JSON-RPC 2.0 message (no batches)",
+        );
+      }
+      const problem = request.method === "initialize" ? null : paramsProblem(request);
+      if (problem !== null) {
+        // A request whose params are wrong is answered as such; a notification gets no answer.
+        if (request.id !== undefined) void this.#refuse(request.id, -32602, `Invalid params: ${problem}`);
+        return;
+      }
+      message = request; // with its other members left out; `initialize` goes on to be refused as such
     }
     if ("method" in message) {
       if ("id" in message) {
@@ -191,6 +205,36 @@ export class StdioTransport implements Transport {
     const count = this.#unanswered.get(key) ?? 0;
     if (count > 1) this.#unanswered.set(key, count - 1);
     else this.#unanswered.delete(key);
+  }
+}
+
+type Request = JSONRPCMessage & { method: string; id?: string | number; params?: unknown };
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * A request or notification as JSON-RPC 2.0 and the MCP schema allow it: `jsonrpc`, `method`, an `id` that is
+ * a string or an integer, and `params`, with any other member left out (the SDK's parser refuses them);
+ * `null` for anything else.
+ */
+function requestOf(value: unknown): Request | null {
+  if (!isObject(value) || value.jsonrpc !== "2.0" || typeof value.method !== "string") return null;
+  const { jsonrpc, method, id, params } = value;
+  if ("id" in value && typeof id !== "string" && !Number.isInteger(id)) return null;
+  return { jsonrpc, method, ...("id" in value && { id }), ...("params" in value && { params }) } as Request;
+}
+
+/** What is wrong with a request's params, or `null` when the SDK's parser takes it as it is. */
+function paramsProblem(request: Request): string | null {
+  try {
+    deserializeMessage(JSON.stringify(request));
+    return null;
+  } catch {
+    const { params } = request;
+    if (!isObject(params)) return "params must be an object";
+    if (params._meta !== undefined && !isObject(params._meta)) return "params._meta must be an object";
+    return "a member of params._meta has the wrong type (progressToken: a string or a number)";
   }
 }
 

@@ -45,7 +45,9 @@ export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
   annotations: { ...READ_ONLY, readOnlyHint: false, destructiveHint: true },
   async run({ path, content }, { root, signal }) {
     if (!root.selector.reachesRootLevel) throw new ToolError(NO_ROOT_LEVEL_INCLUDE);
-    const refused = !WRITE_NAME.test(path) || path === "." || path === ".."
+    const refused = /^[a-z0-9._-]{256,}$/.test(path)
+      ? "path is longer than 255 bytes, the longest file name"
+      : !WRITE_NAME.test(path) || path === "." || path === ".."
       ? "path must be one lowercase file name of [a-z0-9._-], with no directory"
       : isTempName(path)
       ? "path is reserved for the temporary files of writes, which are never served"

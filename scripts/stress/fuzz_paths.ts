@@ -17,6 +17,7 @@ import { type Campaign, type CampaignOptions, Tally, tempDir } from "./util.ts";
 
 const PATH_RULE =
   "path must be relative, with no '.', '..' or empty segments, no backslash, NUL or drive prefix";
+const LONG_SEGMENT_RULE = "path has a segment longer than 255 bytes";
 const SECRET = "OUTSIDE-SECRET-7f3a";
 
 /** The contract, written out independently of `src/paths.ts`. */
@@ -113,9 +114,10 @@ async function run(options: CampaignOptions) {
           tally.fail(`${tool}(${JSON.stringify(path)}): ${reply.error.message}`);
           continue;
         }
-        // The refusal names the path after the rule, quoted (see `src/quote.ts`).
+        // The refusal names the path after the rule it broke, quoted (see `src/quote.ts`).
         const refusal = reply.result?.isError === true ? String(reply.result.content?.[0]?.text) : "";
-        const refused = refusal.startsWith(`${PATH_RULE}: "`) && !/[\n\r]/.test(refusal);
+        const rules = [PATH_RULE, "path is longer than 4096 bytes (maxPathBytes)", LONG_SEGMENT_RULE];
+        const refused = rules.some((rule) => refusal.startsWith(`${rule}: "`)) && !/[\n\r]/.test(refusal);
         const accepted = normalizeRelative(path) !== null;
         tally.check(
           refused === !accepted,

@@ -675,7 +675,8 @@ export class Root {
 /** An `include` or `exclude` option as given by a caller without types: an array of strings, or nothing. */
 function globsOf(value: unknown, option: string): readonly string[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value) || !value.every((glob) => typeof glob === "string")) {
+  // `Array.from`: a hole is `undefined` there, where `every` would skip it.
+  if (!Array.isArray(value) || !Array.from(value).every((glob) => typeof glob === "string")) {
     throw new ConfigError("must be an array of glob strings", option);
   }
   return value;

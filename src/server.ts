@@ -169,8 +169,12 @@ function refusalFor(message: JSONRPCMessage): Refusal | null {
   if (!("method" in message) || !("id" in message)) return null; // notifications and responses pass
   const params = (message.params ?? {}) as Record<string, unknown>;
   const unsupported = (claim: unknown, initialize = false): Refusal => {
-    // What was asked, as a string: a claim of another type as its JSON (`42`), none as "".
-    const requested = typeof claim === "string" ? claim : JSON.stringify(claim) ?? "";
+    // What was asked, as a string: a number or boolean as its text (`42`); none, or a structure, as "".
+    const requested = typeof claim === "string"
+      ? claim
+      : typeof claim === "number" || typeof claim === "boolean"
+      ? String(claim)
+      : "";
     // Both versions in the message, which legacy clients show (not `data`); an odd claim is quoted.
     const shown = /^[\w.-]{1,64}$/.test(requested) ? requested : quoteArgument(requested);
     const why = initialize && requested === PROTOCOL_VERSION ? ", which has no initialize request" : "";

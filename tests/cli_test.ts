@@ -101,6 +101,7 @@ test(`${RUNTIME}: a bad glob or a value that starts with a dash is named by its 
         ["--include", "-x"],
         "--include needs a value; for one that starts with a dash, write --include=<value>",
       ],
+      [["--include", "**", "--b\u001bo\ngus"], "Unknown option '--b\\u001bo\\ngus' (see --help)"],
     ];
     for (const [args, line] of cases) {
       const result = cli(root, ["--root", root.path, ...args]);

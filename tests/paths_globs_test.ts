@@ -394,6 +394,7 @@ test("openRoot refuses options of the wrong shape with a ConfigError that names 
     const cases: [unknown, string, string][] = [
       [{ root: dir, include: "**" }, "include", "include must be an array of glob strings"],
       [{ root: dir, include: [1] }, "include", "include must be an array of glob strings"],
+      [{ root: dir, include: new Array(3) }, "include", "include must be an array of glob strings"],
       [{ root: dir, include: ["**"], exclude: "x" }, "exclude", "exclude must be an array of glob strings"],
       [{ root: dir, include: ["**"], exclude: [5] }, "exclude", "exclude must be an array of glob strings"],
       [{ root: dir, include: ["**"], limits: null }, "limits", "limits must be an object of limits"],

@@ -148,6 +148,12 @@ test(`${RUNTIME}: initialize is refused with the version it asked for, wherever 
       assert.equal(refused.error.code, -32022, JSON.stringify(params));
       assert.deepEqual(refused.error.data, { supported: ["2026-07-28"], requested });
     }
+    // A structure is no version: not echoed, and never walked (5,000 levels overflowed a stringify).
+    const deep = "[".repeat(5_000) + "]".repeat(5_000);
+    const line = `{"jsonrpc":"2.0","id":"deep","method":"initialize","params":{"protocolVersion":${deep}}}`;
+    const refused = await server.sendLine(line, "deep");
+    assert.deepEqual(refused.error.data, { supported: ["2026-07-28"], requested: "" });
+    assertValid("DiscoverResultResponse", await server.request("server/discover"));
   });
 });
 

@@ -41,6 +41,11 @@ test(`${RUNTIME}: a refused path is named in the error text, quoted, for every t
         { path: "x".repeat(300), content: "x" },
         `path is longer than 255 bytes, the longest file name: "${"x".repeat(256)}"…`,
       ],
+      [
+        "write_text_file", // 6 million characters overflowed a pattern's backtracking
+        { path: "x".repeat(6_000_000), content: "x" },
+        `path is longer than 255 bytes, the longest file name: "${"x".repeat(256)}"…`,
+      ],
       // A path that was accepted is shown unquoted, escaped, then cut: still at most 256 bytes.
       ["read_text_file", { path: "\u0001".repeat(250) }, `not found: ${"\\u0001".repeat(42)}…`],
       ["write_text_file", { path: "../evil.txt", content: "x" }, `${WRITE_RULE}: "../evil.txt"`],

@@ -129,3 +129,29 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     }
   });
 }
+
+test(`${RUNTIME}: a client that keeps writing after SIGTERM cannot keep the server from stopping`, async () => {
+  const root = makeRoot({ "a.txt": "a\n" });
+  const server = new Server(root.path, ["--root", root.path, "--include", "**"]);
+  try {
+    await server.call("list_directory", {}); // started
+    const line = JSON.stringify({ jsonrpc: "2.0", method: "notifications/ping", params: { _meta: META } }) +
+      "\n";
+    const chunk = line.repeat(500);
+    let writing = true;
+    const flood = (async () => {
+      while (writing) {
+        await new Promise<void>((resolve) => server.child.stdin!.write(chunk, () => resolve()));
+        await new Promise((resolve) => setTimeout(resolve, 1)); // lets the exit be seen
+      }
+    })();
+    process.kill(server.child.pid!, "SIGTERM");
+    const { code, signal } = await server.exited(); // after MAX_INPUT_AFTER_STOP more bytes at most
+    writing = false;
+    await flood.catch(() => {}); // the pipe closed under it
+    assert.deepEqual({ code, signal }, { code: 0, signal: null });
+  } finally {
+    await server.kill();
+    root.cleanup();
+  }
+});

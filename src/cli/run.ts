@@ -11,6 +11,7 @@ import type { Limits } from "../limits.ts";
 import { openRoot, type RootOptions } from "../root.ts";
 import { buildServer } from "../server.ts";
 import { inputTurnFor } from "../pacing.ts";
+import { escapeControl } from "../quote.ts";
 import { ResultLines } from "../result_line.ts";
 import type { FsPort } from "../ports/fs_port.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
@@ -88,7 +89,7 @@ function parseFlags(args: readonly string[]): { print: string } | { serve: RootO
       },
     });
   } catch (error) {
-    const text = error instanceof Error ? error.message.split("\n")[0] : "bad arguments";
+    const text = error instanceof Error ? error.message : "bad arguments";
     // A value that starts with a dash (`--max-write-bytes -1`) reads as a flag: parseArgs calls it ambiguous.
     const flag = /^Option '--([a-z-]+)' argument is ambiguous/.exec(text)?.[1];
     if (flag !== undefined) {
@@ -98,7 +99,7 @@ function parseFlags(args: readonly string[]): { print: string } | { serve: RootO
           : `--${flag} needs a value; for one that starts with a dash, write --${flag}=<value>`,
       );
     }
-    throw new ConfigError(`${text} (see --help)`);
+    throw new ConfigError(`${escapeControl(text)} (see --help)`); // it quotes the flag as typed
   }
   const { values } = parsed;
   if (values.help) return { print: USAGE };

@@ -13,6 +13,13 @@ import { ByteSink, encodeLine, type ResultLines } from "../result_line.ts";
 
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
+/**
+ * After SIGTERM or SIGINT, at most this much more input is taken in: far more than a runtime can have read but
+ * not handed over (a pipe holds 64 KiB, a stream reads a chunk ahead), so a client that keeps writing cannot
+ * keep the server from stopping.
+ */
+export const MAX_INPUT_AFTER_STOP = 1024 * 1024;
+
 /** A JSON-RPC transport over a pair of byte streams that answers everything it received before it closes. */
 export class StdioTransport implements Transport {
   // Set by the server side.
@@ -68,13 +75,16 @@ export class StdioTransport implements Transport {
    * At SIGTERM or SIGINT: takes in the input that is still arriving, an input turn (`turn`) at a time while it
    * keeps arriving, then finishes as at the end of input. A runtime may have read requests that it has not
    * handed over yet when the signal arrives (Deno: a read's chunk waits for the next turn of its loop); each
-   * was received, so each is answered.
+   * was received, so each is answered. At most `MAX_INPUT_AFTER_STOP` bytes more are taken in; a second
+   * signal finishes at once.
    */
   readonly finishAfterInput = async (turn: () => Promise<void>): Promise<void> => {
-    if (this.#finishing || this.#draining) return;
+    if (this.#finishing) return;
+    if (this.#draining) return this.finish(); // a second signal: at once
     this.#draining = true;
+    const limit = this.#bytesIn + MAX_INPUT_AFTER_STOP;
     // Until two turns in a row bring none: on Deno a turn's timer may fire before a read that completed.
-    for (let idle = 0; idle < 2 && !this.#finishing;) {
+    for (let idle = 0; idle < 2 && !this.#finishing && this.#bytesIn < limit;) {
       const seen = this.#bytesIn;
       await turn();
       idle = this.#bytesIn === seen ? idle + 1 : 0;
@@ -221,7 +231,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 function requestOf(value: unknown): Request | null {
   if (!isObject(value) || value.jsonrpc !== "2.0" || typeof value.method !== "string") return null;
   const { jsonrpc, method, id, params } = value;
-  if ("id" in value && typeof id !== "string" && !Number.isInteger(id)) return null;
+  if ("id" in value && typeof id !== "string" && !Number.isSafeInteger(id)) return null;
   return { jsonrpc, method, ...("id" in value && { id }), ...("params" in value && { params }) } as Request;
 }
 
@@ -230,7 +240,8 @@ function paramsProblem(request: Request): string | null {
   try {
     deserializeMessage(JSON.stringify(request));
     return null;
-  } catch {
+  } catch (error) {
+    if (error instanceof RangeError) return "params are nested too deeply"; // past the engine's stack
     const { params } = request;
     if (!isObject(params)) return "params must be an object";
     if (params._meta !== undefined && !isObject(params._meta)) return "params._meta must be an object";

@@ -45,7 +45,7 @@ export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
   annotations: { ...READ_ONLY, readOnlyHint: false, destructiveHint: true },
   async run({ path, content }, { root, signal }) {
     if (!root.selector.reachesRootLevel) throw new ToolError(NO_ROOT_LEVEL_INCLUDE);
-    const refused = /^[a-z0-9._-]{256,}$/.test(path)
+    const refused = path.length > 255 && !/[^a-z0-9._-]/.test(path) // a search, not a match: any length
       ? "path is longer than 255 bytes, the longest file name"
       : !WRITE_NAME.test(path) || path === "." || path === ".."
       ? "path must be one lowercase file name of [a-z0-9._-], with no directory"

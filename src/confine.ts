@@ -15,9 +15,8 @@ import { isTempName } from "./temp_names.ts";
 export function checkPathArgument(root: Root, path: string, allowRoot: boolean): string {
   const refusal = pathRefusal(path, root.limits.maxPathBytes);
   if (refusal !== null) throw refuseArgument(refusal, path);
-  const rel = path;
-  if (rel === "" && !allowRoot) throw refuseArgument("path must name a file, not the root", path);
-  return rel;
+  if (path === "" && !allowRoot) throw refuseArgument("path must name a file, not the root", path);
+  return path;
 }
 
 /** The one answer for a path that is missing, excluded or otherwise not served. */

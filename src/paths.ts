@@ -31,7 +31,7 @@ export function normalizeRelative(path: string, maxBytes = DEFAULT_LIMITS.maxPat
 }
 
 /** The rule a path argument must keep besides its length. */
-export const PATH_RULE =
+const PATH_RULE =
   "path must be relative, with no '.', '..' or empty segments, no backslash, NUL or drive prefix";
 
 /** Why `normalizeRelative` refuses a path: the rule it breaks, as a refusal states it; `null` when it does not. */

@@ -162,6 +162,10 @@ function failureText(error: unknown): string {
   return "internal error: the call could not be completed";
 }
 
+/** Whether a JSON value is an object: not null, not an array. */
+export const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
 type Refusal = { code: number; message: string; data?: unknown };
 
 /** Why a request must not reach the server, or `null` when it may. */
@@ -197,14 +201,14 @@ function refusalFor(message: JSONRPCMessage): Refusal | null {
   }
   if (version !== PROTOCOL_VERSION) return unsupported(version);
   const capabilities = meta?.[CLIENT_CAPABILITIES_META_KEY];
-  if (capabilities === null || typeof capabilities !== "object" || Array.isArray(capabilities)) {
+  if (!isObject(capabilities)) {
     return invalid(`params._meta["${CLIENT_CAPABILITIES_META_KEY}"]`, capabilities, "an object");
   }
   // The SDK would refuse these too, with its validator's report: one line instead.
   if (message.method === "tools/call") {
     if (typeof params.name !== "string") return invalid("params.name", params.name, "a tool name");
     const args = params.arguments;
-    if (args !== undefined && (args === null || typeof args !== "object" || Array.isArray(args))) {
+    if (args !== undefined && !isObject(args)) {
       return invalid("params.arguments", args, "an object");
     }
   }

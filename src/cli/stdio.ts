@@ -8,7 +8,7 @@
 import { Buffer } from "node:buffer";
 import type { Readable, Writable } from "node:stream";
 import { deserializeMessage } from "@modelcontextprotocol/server";
-import type { JSONRPCMessage, Transport } from "../server.ts";
+import { isObject, type JSONRPCMessage, type Transport } from "../server.ts";
 import { ByteSink, encodeLine, type ResultLines } from "../result_line.ts";
 
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -219,9 +219,6 @@ export class StdioTransport implements Transport {
 }
 
 type Request = JSONRPCMessage & { method: string; id?: string | number; params?: unknown };
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * A request or notification as JSON-RPC 2.0 and the MCP schema allow it: `jsonrpc`, `method`, an `id` that is

@@ -27,6 +27,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import process from "node:process";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { ChildClient } from "./_client.ts";
 import { makeRoot, NODE_CLI, REPO, RUNTIME } from "./_harness.ts";
 import { DEFAULT_LIMITS } from "../src/limits.ts";
@@ -398,13 +399,42 @@ test("npm: examples/embed.mjs writes, reads back and searches over the in-memory
 // --- the host document ----------------------------------------------------------------------------
 
 // deno-lint-ignore no-explicit-any
-type Install = { transport: any; tools: Record<string, string> };
-const installs = hostDocument.servers as Record<string, Install>;
+type Install = {
+  source: string;
+  installation_revision: string;
+  transport: any;
+  tools: Record<string, Mapping>;
+};
+type Mapping = { as: string; effect: "read" | "write" };
+const installs = hostDocument.install as Record<string, Install>;
 
 function rootOf(install: Install): string {
   const args: string[] = install.transport.args;
   return args[args.indexOf("--root") + 1];
 }
+
+test("host document: valid against PtcRunner's host-document schema, with the rules its loader adds", () => {
+  // A copy of PtcRunner's published schema (tests/fixtures/ptc-host-config/README.md says whence).
+  const schema = JSON.parse(
+    readFileSync(join(REPO, "tests", "fixtures", "ptc-host-config", "schema.json"), "utf8"),
+  );
+  const validate = new Ajv2020({ strict: false, allErrors: true, validateFormats: false }).compile(schema);
+  assert.ok(validate(hostDocument), JSON.stringify(validate.errors, null, 2));
+  // The loader's own rules: public names unique across installs, effects as the tools' annotations say.
+  const publicNames = Object.values(installs).flatMap((i) => Object.values(i.tools).map((m) => m.as));
+  assert.equal(new Set(publicNames).size, publicNames.length, "every `as` name is unique");
+  for (const [name, install] of Object.entries(installs)) {
+    assert.equal(install.source, "mcp", name);
+    assert.ok(
+      install.installation_revision.startsWith(`ptc-fs-mcp-${VERSION}`),
+      install.installation_revision,
+    );
+    for (const [upstream, mapping] of Object.entries(install.tools)) {
+      assert.ok(TOOL_NAMES.includes(upstream), upstream);
+      assert.equal(mapping.effect, upstream === "write_text_file" ? "write" : "read", `${name}.${upstream}`);
+    }
+  }
+});
 
 test("host document: npx pinned to this version, and a hermetic install with no environment", () => {
   const npx = installs.workspace.transport;
@@ -413,6 +443,7 @@ test("host document: npx pinned to this version, and a hermetic install with no 
   assert.ok(npx.args.includes("-y"));
   assert.ok(npx.args.includes(`ptc-fs-mcp@${VERSION}`), "pinned to the package version");
   assert.equal(npx.inherit_environment, true);
+  assert.deepEqual(Object.keys(installs.workspace.tools), TOOL_NAMES);
 
   const hermetic = installs.hermetic_workspace.transport;
   assert.equal(hermetic.inherit_environment, false);
@@ -421,13 +452,10 @@ test("host document: npx pinned to this version, and a hermetic install with no 
   assert.ok(hermetic.args[0].endsWith("/node_modules/ptc-fs-mcp/dist/cli.js"));
   assert.ok(isAbsolute(hermetic.args[0]));
   assert.ok(isAbsolute(rootOf(installs.hermetic_workspace)));
-  for (const install of Object.values(installs)) {
-    for (const upstream of Object.values(install.tools)) assert.ok(TOOL_NAMES.includes(upstream), upstream);
-  }
 });
 
 test("host document: authority is split across two installs on different roots", () => {
-  const mapped = (install: Install) => Object.values(install.tools);
+  const mapped = (install: Install) => Object.keys(install.tools);
   const readers = Object.values(installs).filter((i) => mapped(i).join() === "read_text_file");
   const writers = Object.values(installs).filter((i) => mapped(i).join() === "write_text_file");
   assert.equal(readers.length, 1, "exactly one install maps only read_text_file");

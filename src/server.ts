@@ -204,7 +204,10 @@ function refusalFor(message: JSONRPCMessage): Refusal | null {
   if (!isObject(capabilities)) {
     return invalid(`params._meta["${CLIENT_CAPABILITIES_META_KEY}"]`, capabilities, "an object");
   }
-  // The SDK would refuse these too, with its validator's report: one line instead.
+  // The SDK would refuse these too, with its validator's report (as an internal error): one line instead.
+  if (message.method === "tools/list" && params.cursor !== undefined && typeof params.cursor !== "string") {
+    return invalid("params.cursor", params.cursor, "a string");
+  }
   if (message.method === "tools/call") {
     if (typeof params.name !== "string") return invalid("params.name", params.name, "a tool name");
     const args = params.arguments;

@@ -9,8 +9,10 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import {
   chmodSync,
+  existsSync,
   readdirSync,
   readFileSync,
   realpathSync,
@@ -23,6 +25,7 @@ import { dirname, join } from "node:path";
 import { makeRoot, RUNTIME, startServer, structured, toolErrorText, withServer } from "./_harness.ts";
 import { FsError, type FsPort, openRoot, ToolError } from "../mod.ts";
 import { toolContext } from "./_inprocess.ts";
+import { assertValid } from "./_schema.ts";
 import { nodePort } from "../src/ports/node.ts";
 import type { Root } from "../src/root.ts";
 import type { Tool } from "../src/tools/tool.ts";
@@ -226,26 +229,52 @@ test(`${RUNTIME}: an error text shows at most 256 bytes of a path and escapes li
 test(`${RUNTIME}: malformed lines get JSON-RPC's errors, and a last request without a newline is answered`, async () => {
   const root = makeRoot({ "a.txt": "a" });
   const server = startServer(root.path);
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
   try {
     server.writeLine("{not json");
     server.writeLine(JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "tools/list" }]));
     server.writeLine(JSON.stringify({ jsonrpc: "1.0", id: "old", method: "tools/list" }));
-    const meta = {
-      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-      "io.modelcontextprotocol/clientCapabilities": {},
+    // Ids the MCP schema does not allow are not echoed: a fraction, and one past 2^53 that parses as another.
+    server.writeLine(`{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}`);
+    server.writeLine(`{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/list"}`);
+    // A write whose content holds a byte that is not UTF-8 (Latin-1 é) is not decoded as U+FFFD and served.
+    const write = {
+      name: "write_text_file",
+      arguments: { path: "latin1.txt", content: "caf@" },
+      _meta: meta,
     };
+    const bytes = Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: write }));
+    server.child.stdin!.write(Buffer.concat([bytes.subarray(0, bytes.indexOf("@")), Buffer.from([0xe9])]));
+    server.child.stdin!.write(Buffer.concat([bytes.subarray(bytes.indexOf("@") + 1), Buffer.from("\n")]));
+    server.writeLine(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: "c",
+        method: "tools/list",
+        params: { cursor: null, _meta: meta },
+      }),
+    );
     server.child.stdin!.end(
       JSON.stringify({ jsonrpc: "2.0", id: "last", method: "tools/list", params: { _meta: meta } }),
     );
     assert.equal((await server.exited()).code, 0);
     const replies = server.lines.map((line) => JSON.parse(line));
-    assert.deepEqual(replies.slice(0, 3).map((r) => [r.id, r.error?.code]), [
-      [null, -32700],
-      [null, -32600],
-      ["old", -32600],
+    assert.deepEqual(replies.slice(0, 7).map((r) => [r.id, r.error?.code, r.error?.message]), [
+      [undefined, -32700, "Parse error: the line is not JSON"],
+      [undefined, -32600, "Invalid request: batches are not supported; send one message per line"],
+      ["old", -32600, 'Invalid request: not a JSON-RPC 2.0 message (jsonrpc: "2.0")'],
+      [undefined, -32600, "Invalid request: id must be a string or an integer"],
+      [undefined, -32600, "Invalid request: id must be a string or an integer"],
+      [undefined, -32700, "Parse error: the line is not UTF-8"],
+      ["c", -32602, "Invalid params.cursor: must be a string"],
     ]);
-    assert.equal(replies[3].id, "last");
-    assert.ok(Array.isArray(replies[3].result.tools));
+    for (const reply of replies.slice(0, 7)) assertValid("JSONRPCErrorResponse", reply);
+    assert.ok(!existsSync(join(root.path, "latin1.txt")), "nothing was written");
+    assert.equal(replies[7].id, "last");
+    assert.ok(Array.isArray(replies[7].result.tools));
   } finally {
     root.cleanup();
   }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Buffer } from "node:buffer";
+import { Buffer, isUtf8 } from "node:buffer";
 import type { Readable, Writable } from "node:stream";
 import { deserializeMessage } from "@modelcontextprotocol/server";
 import { isObject, type JSONRPCMessage, type Transport } from "../server.ts";
@@ -164,6 +164,8 @@ export class StdioTransport implements Transport {
   };
 
   #receive(line: Buffer): void {
+    // JSON text is UTF-8: a byte that is not would be decoded as U+FFFD, a character the client never sent.
+    if (!isUtf8(line)) return void this.#refuse(undefined, -32700, "Parse error: the line is not UTF-8");
     const text = line.toString("utf8").replace(/\r$/, "");
     if (text.trim() === "") return;
     let message: JSONRPCMessage;
@@ -172,15 +174,12 @@ export class StdioTransport implements Transport {
     } catch (error) {
       // JSON-RPC's answers to a line that is not JSON, or not one request, response or notification.
       if (error instanceof SyntaxError) {
-        return void this.#refuse(null, -32700, "Parse error: the line is not JSON");
+        return void this.#refuse(undefined, -32700, "Parse error: the line is not JSON");
       }
-      const request = requestOf(JSON.parse(text));
+      const value: unknown = JSON.parse(text);
+      const request = requestOf(value);
       if (request === null) {
-        return void this.#refuse(
-          idOf(text),
-          -32600,
-          "Invalid request: not one JSON-RPC 2.0 message (no batches)",
-        );
+        return void this.#refuse(idOf(value), -32600, `Invalid request: ${notRequest(value)}`);
       }
       const problem = request.method === "initialize" ? null : paramsProblem(request);
       if (problem !== null) {
@@ -206,8 +205,10 @@ export class StdioTransport implements Transport {
     this.onmessage?.(message);
   }
 
-  #refuse(id: string | number | null, code: number, message: string): Promise<void> {
-    return this.send({ jsonrpc: "2.0", id, error: { code, message } } as JSONRPCMessage).catch(() => {});
+  /** Answers an error; without an `id` when the line had none usable (the MCP schema has no `null` id). */
+  #refuse(id: string | number | undefined, code: number, message: string): Promise<void> {
+    const error = { jsonrpc: "2.0", ...(id !== undefined && { id }), error: { code, message } };
+    return this.send(error as JSONRPCMessage).catch(() => {});
   }
 
   #settle(id: string | number): void {
@@ -246,8 +247,16 @@ function paramsProblem(request: Request): string | null {
   }
 }
 
-/** The id of a line that is JSON but no valid message, when it has a usable one. */
-function idOf(text: string): string | number | null {
-  const id = (JSON.parse(text) as { id?: unknown } | null)?.id;
-  return typeof id === "string" || typeof id === "number" ? id : null;
+/** Why a JSON value is not one request or notification, for the refusal's text. */
+function notRequest(value: unknown): string {
+  if (Array.isArray(value)) return "batches are not supported; send one message per line";
+  if (!isObject(value) || value.jsonrpc !== "2.0") return 'not a JSON-RPC 2.0 message (jsonrpc: "2.0")';
+  if (typeof value.method !== "string") return "method must be a string";
+  return "id must be a string or an integer";
+}
+
+/** The id of a value that is no valid message, when it has one the MCP schema allows. */
+function idOf(value: unknown): string | number | undefined {
+  const id = isObject(value) ? value.id : undefined;
+  return typeof id === "string" || Number.isSafeInteger(id) ? id as string | number : undefined;
 }

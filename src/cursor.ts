@@ -7,9 +7,10 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { Buffer } from "node:buffer";
-import { INVALID_CURSOR_MESSAGE, STALE_CURSOR_MESSAGE, ToolError } from "./errors.ts";
+import { INVALID_CURSOR_MESSAGE, ROOT_MOVED_MESSAGE, STALE_CURSOR_MESSAGE, ToolError } from "./errors.ts";
 import { Digest } from "./hashing.ts";
 import { DEFAULT_LIMITS } from "./limits.ts";
+import { FsError } from "./ports/fs_port.ts";
 
 /** Longest cursor a codec for the default `maxPathBytes` accepts. */
 export const MAX_CURSOR_LENGTH: number = maxCursorLength(DEFAULT_LIMITS.maxPathBytes);
@@ -67,6 +68,26 @@ export class CursorCodec {
 /** Refuses a cursor whose bound state no longer matches. */
 export function assertState(claims: CursorClaims, current: string): void {
   if (claims.state !== current) throw new ToolError(STALE_CURSOR_MESSAGE);
+}
+
+// What a target that cannot be resolved may have become since a cursor was issued: gone, or another kind.
+const GONE = new Set(["not_found", "not_directory", "symlink", "not_regular", "changed"]);
+
+/**
+ * Resolves the target of a call (`claims`: the verified cursor it continues, if any). A cursor was issued for
+ * the same arguments while its target was served, so a target now gone or of another kind is the state the
+ * cursor bound having changed: that call is refused as stale, not as `not found`. A moved root, a permission
+ * denied, a busy or failing disk and a cancellation keep their own answer, which says what to do instead.
+ */
+export async function targetOf<T>(claims: CursorClaims | undefined, target: Promise<T>): Promise<T> {
+  try {
+    return await target;
+  } catch (error) {
+    if (claims === undefined || !(error instanceof ToolError)) throw error;
+    if (error.message === ROOT_MOVED_MESSAGE || error.message === "cancelled") throw error;
+    if (error.cause instanceof FsError && !GONE.has(error.cause.code)) throw error;
+    throw new ToolError(STALE_CURSOR_MESSAGE, { cause: error });
+  }
 }
 
 function argsDigest(args: unknown): string {

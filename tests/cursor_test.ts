@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   RUNTIME,
@@ -289,6 +289,57 @@ test(`${RUNTIME}: limit may change between pages without invalidating the cursor
         assert.equal(text(varied.items), FILES["big.txt"]);
         assert.equal(text(whole.items), FILES["big.txt"]);
       } else assert.deepEqual(varied.items, whole.items, tool);
+    }
+  });
+});
+
+test(`${RUNTIME}: a cursor whose target went or changed kind is refused as stale, not as its absence`, async () => {
+  const flags = ["--include", "**", "--max-file-bytes", "200000"];
+  await withServer(FILES, flags, async (server, root) => {
+    const at = (rel: string) => join(root.path, rel);
+    const restore = () => {
+      rmSync(at("big.txt"), { recursive: true, force: true });
+      writeFileSync(at("big.txt"), FILES["big.txt"]);
+      rmSync(at("d1"), { recursive: true, force: true });
+      mkdirSync(at("d1"));
+      for (const name of ["a", "b", "c", "d"]) writeFileSync(at(`d1/${name}.txt`), name);
+      rmSync(at("in"), { recursive: true, force: true });
+      mkdirSync(at("in"));
+      writeFileSync(at("in/one.txt"), FILES["in/one.txt"]);
+      writeFileSync(at("in/two.txt"), FILES["in/two.txt"]);
+    };
+    const read = { path: "big.txt" };
+    const list = { path: "d1" };
+    const scoped = { query: "needle", path: "in" };
+    const file = { query: "needle", path: "in/one.txt" };
+    const cases: [string, Record<string, unknown>, () => void][] = [
+      ["read_text_file", read, () => rmSync(at("big.txt"))],
+      ["read_text_file", read, () => (rmSync(at("big.txt")), mkdirSync(at("big.txt")))],
+      ["read_text_file", read, () => (rmSync(at("big.txt")), symlinkSync("other.txt", at("big.txt")))],
+      ["read_text_file", read, () => writeFileSync(at("big.txt"), "x".repeat(200_001))], // past the limit
+      ["list_directory", list, () => rmSync(at("d1"), { recursive: true })],
+      ["list_directory", list, () => ["a", "b", "c", "d"].forEach((n) => rmSync(at(`d1/${n}.txt`)))],
+      ["list_directory", list, () => (rmSync(at("d1"), { recursive: true }), writeFileSync(at("d1"), "f"))],
+      ["search_text", scoped, () => rmSync(at("in"), { recursive: true })],
+      ["search_text", file, () => rmSync(at("in/one.txt"))],
+    ];
+    for (const [tool, args, change] of cases) {
+      restore();
+      const cursor = await firstCursor(server, tool, args);
+      change();
+      const what = `${tool} ${JSON.stringify(args)} after ${change}`;
+      assert.equal(await refusal(server, tool, args, cursor), STALE, what);
+      // Without a cursor the same call says what is there now.
+      assert.notEqual(toolErrorText(await server.call(tool, args)), STALE, what);
+    }
+    // A root moved away is still told as such, cursor or not.
+    restore();
+    const cursor = await firstCursor(server, "read_text_file", read);
+    renameSync(root.path, `${root.path}.moved`);
+    try {
+      assert.match(await refusal(server, "read_text_file", read, cursor), /^the root was moved or replaced/);
+    } finally {
+      renameSync(`${root.path}.moved`, root.path);
     }
   });
 });

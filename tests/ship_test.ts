@@ -398,11 +398,17 @@ test("npm: examples/embed.mjs writes, reads back and searches over the in-memory
 
 // --- the host document ----------------------------------------------------------------------------
 
-// deno-lint-ignore no-explicit-any
+type Transport = {
+  type: string;
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+  inherit_environment?: boolean;
+};
 type Install = {
   source: string;
   installation_revision: string;
-  transport: any;
+  transport: Transport;
   tools: Record<string, Mapping>;
 };
 type Mapping = { as: string; effect: "read" | "write" };

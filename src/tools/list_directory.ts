@@ -9,7 +9,7 @@
 import * as z from "zod";
 import { shownPath } from "../quote.ts";
 import { compareBytewise } from "../bytes.ts";
-import { assertState } from "../cursor.ts";
+import { assertState, targetOf } from "../cursor.ts";
 import { admit, checkPathArgument, notFound, notServed, refusal } from "../confine.ts";
 import { Digest } from "../hashing.ts";
 import { ToolError } from "../errors.ts";
@@ -17,6 +17,7 @@ import { fitPage, pageSchema } from "../page.ts";
 import { Pacer } from "../pacing.ts";
 import { firstIndex, type ServedEntries } from "../listing.ts";
 import { joinRelative } from "../paths.ts";
+import type { Root } from "../root.ts";
 import { argumentsSchema, pageCap, pagingArgs, READ_ONLY, stringArg, type Tool } from "./tool.ts";
 
 const item = z.object({
@@ -33,6 +34,26 @@ const inputSchema = argumentsSchema({
 
 const NAME = "list_directory";
 
+/** The served entries of the directory `dir`; a refusal when it is none, or a file. */
+async function servedEntries(root: Root, dir: string, pacer: Pacer): Promise<ServedEntries> {
+  const may = admit(root, dir, "either"); // from the name first: an unserved path is never touched
+  let entries: ServedEntries | null = null;
+  try {
+    if (may.directory) {
+      // Its subdirectories are read too: which of them serve something decides what it shows.
+      entries = await root.walkPaced(dir, 1, pacer, () => root.entries(dir));
+    }
+    if (entries === null && may.file && root.isFile(dir)) {
+      throw new ToolError(`${shownPath(dir)} is a file, not a directory; read it with read_text_file`);
+    }
+  } catch (error) {
+    throw refusal(error, dir); // passes the ToolError through
+  }
+  if (entries === null) throw notServed(root, dir);
+  if (dir !== "" && entries.length === 0) throw notFound(dir); // an unserved directory never shows
+  return entries;
+}
+
 /** The `list_directory` tool. */
 export const listDirectory: Tool<typeof inputSchema, ReturnType<typeof pageSchema<typeof item>>> = {
   name: NAME,
@@ -46,28 +67,13 @@ export const listDirectory: Tool<typeof inputSchema, ReturnType<typeof pageSchem
   async run({ path = "", cursor, limit }, ctx) {
     const { root } = ctx;
     const dir = checkPathArgument(root, path, true);
-    const may = admit(root, dir, "either"); // from the name first: an unserved path is never touched
-    const pacer = new Pacer(root, ctx.signal);
-    let entries: ServedEntries | null = null;
-    try {
-      if (may.directory) {
-        // Its subdirectories are read too: which of them serve something decides what it shows.
-        entries = await root.walkPaced(dir, 1, pacer, () => root.entries(dir));
-      }
-      if (entries === null && may.file && root.isFile(dir)) {
-        throw new ToolError(`${shownPath(dir)} is a file, not a directory; read it with read_text_file`);
-      }
-    } catch (error) {
-      throw refusal(error, dir); // passes the ToolError through
-    }
-    if (entries === null) throw notServed(root, dir);
-    if (dir !== "" && entries.length === 0) throw notFound(dir); // an unserved directory never shows
-
-    if (entries.length > pageCap(ctx, limit)) await entries.settle(() => pacer.checkpoint()); // its cursors' state
     const args = { path: dir };
+    const claims = cursor === undefined ? undefined : ctx.cursors.open(cursor, NAME, args);
+    const pacer = new Pacer(root, ctx.signal);
+    const entries = await targetOf(claims, servedEntries(root, dir, pacer));
+    if (entries.length > pageCap(ctx, limit)) await entries.settle(() => pacer.checkpoint()); // its cursors' state
     let start = 0;
-    if (cursor !== undefined) {
-      const claims = ctx.cursors.open(cursor, NAME, args);
+    if (claims) {
       assertState(claims, entries.state);
       start = firstIndex(entries.length, (i) => compareBytewise(entries.name(i), claims.position) > 0);
     }

@@ -12,7 +12,7 @@ import { admit, checkPathArgument, openServedFile, tooLarge } from "../confine.t
 import { shownPath } from "../quote.ts";
 import { Pacer } from "../pacing.ts";
 import { parentOf } from "../paths.ts";
-import { assertState } from "../cursor.ts";
+import { assertState, targetOf } from "../cursor.ts";
 import { STALE_CURSOR_MESSAGE, ToolError } from "../errors.ts";
 import { Digest } from "../hashing.ts";
 import { identityDigest, sameContent } from "../identity.ts";
@@ -71,13 +71,16 @@ export const readTextFile: Tool<typeof inputSchema, ReturnType<typeof pageSchema
     const claims = cursor === undefined ? undefined : ctx.cursors.open(cursor, NAME, args);
     // Its directories first, a big one read with pauses.
     const pacer = new Pacer(root, ctx.signal);
-    const { handle, info } = await root.prepared(parentOf(rel), pacer, () => openServedFile(root, rel));
+    const { handle, info } = await targetOf(
+      claims,
+      root.prepared(parentOf(rel), pacer, () => openServedFile(root, rel)),
+    );
     const notText = () => new ToolError(`${shownPath(rel)} is not valid UTF-8 text`);
     try {
       const size = info.size;
-      if (size > root.limits.maxFileBytes) throw tooLarge(root, rel);
       const state = identityDigest(info);
-      if (claims) assertState(claims, state);
+      if (claims) assertState(claims, state); // first: a file grown past the limit since has changed
+      if (size > root.limits.maxFileBytes) throw tooLarge(root, rel);
       const offset = claims ? Number(claims.position) : 0;
       const maxItems = pageCap(ctx, limit);
       // Every byte costs at least 2 and a page holds at most maxItems chunks, so no page can hold more.

@@ -9,7 +9,7 @@ import * as z from "zod";
 import { Buffer } from "node:buffer";
 import { compareBytewise } from "../bytes.ts";
 import { admit, checkPathArgument, checkRoot, notServed, refusal } from "../confine.ts";
-import { assertState } from "../cursor.ts";
+import { assertState, targetOf } from "../cursor.ts";
 import { STALE_CURSOR_MESSAGE, ToolError } from "../errors.ts";
 import { Digest } from "../hashing.ts";
 import { identityOf, IdentityRecords } from "../identity.ts";
@@ -82,7 +82,7 @@ async function searchPage(
   const claims = cursor === undefined ? undefined : ctx.cursors.open(cursor, NAME, args);
   const pacer = new Pacer(root, ctx.signal);
   const validated = new Map<string, unknown>(); // the directories its listing validated, for the scan's opens
-  const { files, named } = await scopeFiles(root, scope, pacer, validated);
+  const { files, named } = await targetOf(claims, scopeFiles(root, scope, pacer, validated));
 
   const paths = new Digest().text(files.length === 0 ? "" : `${files.join("\n")}\n`).hex();
   const identities = new IdentityRecords(files.length); // of every file up to the position

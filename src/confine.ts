@@ -50,8 +50,8 @@ export function admit(
 ): { readonly file: boolean; readonly directory: boolean } {
   if (rel === "") return { file: false, directory: true };
   const { selector, limits } = root;
+  if (!rel.includes("/") && isTempName(rel)) throw notFound(rel); // a write's temporary file
   const segments = rel.split("/");
-  if (segments.some(isTempName)) throw notFound(rel);
   for (let at = rel.indexOf("/"); at >= 0; at = rel.indexOf("/", at + 1)) {
     if (!selector.mayContain(rel.slice(0, at))) throw notFound(rel);
   }

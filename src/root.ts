@@ -649,8 +649,9 @@ export class Root {
     const dirsAllowed = depthOf(dir) < this.limits.maxDepth;
     const all = this.selector.servesAllBelow(dir); // then no name needs its own test (`--include '**'`)
     const nameable = nameableIn(dir, this.limits.maxPathBytes); // a path no argument could name is not served
+    const temps = dir === ""; // writes, and so their temporary files, are only in the root
     return ({ name, kind: reported }) => {
-      if (isTempName(name) || reported === "symlink" || reported === "other" || !nameable(name)) {
+      if ((temps && isTempName(name)) || reported === "symlink" || reported === "other" || !nameable(name)) {
         return undefined;
       }
       const path = all ? undefined : joinRelative(dir, name);

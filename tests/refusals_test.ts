@@ -53,8 +53,8 @@ test(`${RUNTIME}: a refused path is named in the error text, quoted, for every t
       ["write_text_file", { path: "d/b.txt", content: "x" }, `${WRITE_RULE}: "d/b.txt"`],
       [
         "write_text_file",
-        { path: ".ptc-fs-mcp-0.tmp", content: "x" },
-        'path is reserved for the temporary files of writes, which are never served: ".ptc-fs-mcp-0.tmp"',
+        { path: ".ptc-fs-mcp-0123456789abcdef.tmp", content: "x" },
+        'path is reserved for the temporary files of writes, which are never served: ".ptc-fs-mcp-0123456789abcdef.tmp"',
       ],
     ];
     for (const [tool, args, expected] of cases) {

@@ -236,50 +236,55 @@ test(`${RUNTIME}: a payload over --max-write-bytes is refused by its UTF-8 size`
   );
 });
 
-test(`${RUNTIME}: temporary write files are never served by any tool`, async () => {
-  const temp = ".ptc-fs-mcp-deadbeef.tmp";
+test(`${RUNTIME}: temporary write files are never served by any tool, and only they`, async () => {
+  const temp = ".ptc-fs-mcp-00000000deadbeef.tmp"; // the form a write creates: 16 hex digits, in the root
   const files = {
     [temp]: "needle in a temp file\n",
-    [`sub/${temp}`]: "needle in a nested temp file\n",
+    // Not a write's temporary file: below the root (writes land only there), or of another form.
+    [`sub/${temp}`]: "needle in a nested look-alike\n",
+    ".ptc-fs-mcp-notes.tmp": "needle in a root-level look-alike\n",
     "sub/keep.txt": "needle kept\n",
     "keep.txt": "kept\n",
   };
   await withServer(files, ["--include", "**"], async (server) => {
     const names = (dir: Record<string, unknown>) =>
       traverse(server, "list_directory", dir).then((r) => r.items.map((i) => i.path));
-    assert.deepEqual(await names({}), ["keep.txt", "sub"]);
-    assert.deepEqual(await names({ path: "sub" }), ["sub/keep.txt"]);
+    assert.deepEqual(await names({}), [".ptc-fs-mcp-notes.tmp", "keep.txt", "sub"]);
+    assert.deepEqual(await names({ path: "sub" }), [`sub/${temp}`, "sub/keep.txt"]);
     for (const query of [".ptc-fs-mcp", "tmp", "deadbeef", "e"]) {
       const found = (await traverse(server, "search_files", { query })).items.map((i) => i.path);
-      assert.ok(found.every((p) => !p.includes(".ptc-fs-mcp-")), `search_files ${query}: ${found}`);
+      assert.ok(!found.includes(temp), `search_files ${query}: ${found}`);
     }
-    assert.deepEqual((await traverse(server, "search_text", { query: "needle" })).items, [
-      { path: "sub/keep.txt", line: 1, text: "needle kept" },
+    assert.deepEqual((await traverse(server, "search_text", { query: "needle" })).items.map((i) => i.path), [
+      ".ptc-fs-mcp-notes.tmp",
+      `sub/${temp}`,
+      "sub/keep.txt",
     ]);
-    for (const path of [temp, `sub/${temp}`]) {
-      const missing = path.replace("deadbeef", "00000000");
+    const missing = temp.replace("deadbeef", "00000000");
+    for (const path of [temp, missing]) {
       assert.equal(toolErrorText(await server.call("read_text_file", { path })), `not found: ${path}`);
-      assert.equal(
-        toolErrorText(await server.call("read_text_file", { path: missing })),
-        `not found: ${missing}`,
-      );
       assert.equal(
         toolErrorText(await server.call("search_text", { query: "needle", path })),
         `not found: ${path}`,
       );
     }
+    assert.equal(structured(await server.call("read_text_file", { path: `sub/${temp}` })).items.length, 1);
   });
 });
 
 test(`${RUNTIME}: a write to a temporary file's name is refused (it could never be read back)`, async () => {
-  const temp = ".ptc-fs-mcp-deadbeef.tmp";
+  const temp = ".ptc-fs-mcp-00000000deadbeef.tmp";
   await withServer({ [temp]: "left over\n" }, ["--include", "**"], async (server, root) => {
-    for (const path of [temp, ".ptc-fs-mcp-new.tmp"]) {
-      const response = await server.call("write_text_file", { path, content: "written" });
-      assert.equal(response.result.isError, true, `${path} was written`);
-    }
-    assert.deepEqual(tree(root.path), [temp]);
+    const response = await server.call("write_text_file", { path: temp, content: "written" });
+    assert.equal(response.result.isError, true, `${temp} was written`);
     assert.equal(readFileSync(join(root.path, temp), "utf8"), "left over\n");
+    // A name of another form is an ordinary one.
+    const other = ".ptc-fs-mcp-new.tmp";
+    assert.equal(
+      structured(await server.call("write_text_file", { path: other, content: "written" })).bytes,
+      7,
+    );
+    assert.equal(structured(await server.call("read_text_file", { path: other })).items[0].text, "written");
   });
 });
 

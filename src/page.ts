@@ -76,8 +76,10 @@ export function fitPage<T>(envelope: Envelope, items: readonly T[], build: (n: n
     if (fits(page)) return page;
   }
   if (items.length > 0) {
+    // Name what did not fit: with a cursor (issued twice, in the structure and the text) an item may fit alone.
+    const what = build(1).next_cursor === null ? "one item" : "one item with the page's cursor";
     throw new ToolError(
-      "one item is larger than the result ceiling (maxResultBytes, --max-result-bytes); raise it",
+      `${what} is larger than the result ceiling (maxResultBytes, --max-result-bytes); raise it`,
     );
   }
   return build(0);

@@ -165,6 +165,19 @@ test("fitPage drops items from the end until the encoded line fits", () => {
   );
 });
 
+test("fitPage's refusal says whether the item failed alone or with the page's cursor", () => {
+  const envelope: Envelope = { ...ENVELOPE, maxBytes: 1_024 };
+  const small = ["a".repeat(100), "b".repeat(100)];
+  assert.throws(
+    () => fitPage(envelope, small, pages(small, "c".repeat(950))),
+    { message: /^one item with the page's cursor is larger than the result ceiling/ },
+  );
+  const big = ["a".repeat(1_024)];
+  assert.throws(() => fitPage(envelope, big, pages(big, "c")), {
+    message: /^one item is larger than the result ceiling/,
+  });
+});
+
 test("fitPage: any ceiling gives a fitting prefix page, or an error when one item cannot fit", () => {
   fc.assert(
     fc.property(

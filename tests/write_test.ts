@@ -349,3 +349,22 @@ test(`${RUNTIME}: writes land in the root only, never in a subdirectory`, async 
     assert.deepEqual(tree(root.path), ["a.txt", "sub", "sub/deeper"]);
   });
 });
+
+test(`${RUNTIME}: a write larger than --max-file-bytes is refused: it could not be read back`, async () => {
+  await withServer(
+    { "notes.txt": "old\n" },
+    ["--include", "**", "--max-file-bytes", "100"],
+    async (server, root) => {
+      assert.equal(
+        toolErrorText(await server.call("write_text_file", { path: "notes.txt", content: "x".repeat(101) })),
+        "content is 101 bytes, more than the 100-byte file limit (--max-file-bytes), so it could not be read back",
+      );
+      assert.equal(readFileSync(join(root.path, "notes.txt"), "utf8"), "old\n", "nothing changed on disk");
+      noTempFiles(root);
+      // At the limit it is written, and reads back.
+      await write(server, "notes.txt", "é".repeat(50));
+      const read = structured(await server.call("read_text_file", { path: "notes.txt" }));
+      assert.equal(read.items[0].text, "é".repeat(50));
+    },
+  );
+});

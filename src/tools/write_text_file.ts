@@ -62,6 +62,12 @@ export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
     if (bytes.length > root.limits.maxWriteBytes) {
       throw new ToolError(`content is ${bytes.length} bytes; the limit is ${root.limits.maxWriteBytes}`);
     }
+    if (bytes.length > root.limits.maxFileBytes) { // a write you could not read back is a trap
+      throw new ToolError(
+        `content is ${bytes.length} bytes, more than the ${root.limits.maxFileBytes}-byte file limit ` +
+          "(--max-file-bytes), so it could not be read back",
+      );
+    }
     let existing;
     let listed = false;
     try {

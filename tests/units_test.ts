@@ -167,9 +167,9 @@ test("fitPage drops items from the end until the encoded line fits", () => {
 
 test("fitPage's refusal says whether the item failed alone or with the page's cursor", () => {
   const envelope: Envelope = { ...ENVELOPE, maxBytes: 1_024 };
-  const small = ["a".repeat(100), "b".repeat(100)];
+  const small = ["a".repeat(400), "b".repeat(400), "c".repeat(400)]; // too many for one page; one fits alone
   assert.throws(
-    () => fitPage(envelope, small, pages(small, "c".repeat(950))),
+    () => fitPage(envelope, small, pages(small, "c".repeat(700))),
     { message: /^one item with the page's cursor is larger than the result ceiling/ },
   );
   const big = ["a".repeat(1_024)];

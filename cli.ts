@@ -6,8 +6,13 @@
  *
  * @module
  */
-import "./src/cli/signals.ts"; // first: a stop signal during start-up still ends with status 0
-import { denoPort } from "./src/ports/deno.ts";
-import { runCli } from "./src/cli/run.ts";
+import "./src/cli/signals.ts"; // first: a stop signal during start-up is kept for the server
 
-if (import.meta.main) runCli(Deno.args, denoPort);
+if (import.meta.main) {
+  // Loaded after the signals are caught: loading the server (the SDK and zod) is most of the start-up.
+  const [{ denoPort }, { runCli }] = await Promise.all([
+    import("./src/ports/deno.ts"),
+    import("./src/cli/run.ts"),
+  ]);
+  runCli(Deno.args, denoPort);
+}

@@ -10,9 +10,10 @@
  * 3. compiles to `npm/dist/` (with declarations);
  * 4. compiles the test suite against the same stage into `npm/.test/`, so
  *    `node --test npm/.test/tests/` runs it on Node;
- * 5. bundles the `#!/usr/bin/env node` bin `dist/cli.js` into one minified file, with
+ * 5. bundles the command-line server into one minified file, `dist/server.js`, with
  *    the license texts of the third-party code in it beside it, in
- *    `dist/THIRD_PARTY_LICENSES.txt` (see `bundleBin`).
+ *    `dist/THIRD_PARTY_LICENSES.txt`, and writes the `#!/usr/bin/env node` bin
+ *    `dist/cli.js`, which catches stop signals and then loads it (see `bundleBin`).
  *
  * Usage: deno task build:npm [--out DIR]   (default: npm/)
  */
@@ -124,10 +125,10 @@ await run("node", ["node_modules/typescript/bin/tsc", "-p", "tsconfig.json"], ou
 await run("node", ["node_modules/typescript/bin/tsc", "-p", "tsconfig.test.json"], out);
 
 await bundleBin();
-console.log(`built ptc-fs-mcp ${VERSION} into npm/`);
+console.log(`built ptc-fs-mcp ${VERSION} into ${out}`);
 
 /**
- * Writes the bin `dist/cli.js`: `cli.node.ts` with everything it
+ * Writes the server `dist/server.js`: `cli.node.ts` with everything it
  * imports, the SDK and zod included, bundled by `deno bundle` into one ES
  * module. Node then reads and compiles one file at start-up instead of
  * resolving, reading and linking some 140 modules (zod alone brings 97, 64
@@ -230,15 +231,22 @@ async function bundleBin(): Promise<void> {
   }
   await Deno.writeTextFile(
     `${out}dist/THIRD_PARTY_LICENSES.txt`,
-    "dist/cli.js bundles code of the packages below. Their license files follow, as each package ships them.\n\n" +
+    "dist/server.js bundles code of the packages below. Their license files follow, as each package ships them.\n\n" +
       [...sections.keys()].sort().map((id) => sections.get(id)).join("\n"),
   );
   await Deno.writeTextFile(
-    `${out}dist/cli.js`,
-    `#!/usr/bin/env node\n// ptc-fs-mcp ${VERSION}, the command-line server in one minified file: its own code (readable\n` +
+    `${out}dist/server.js`,
+    `// ptc-fs-mcp ${VERSION}, the command-line server in one minified file: its own code (readable\n` +
       `// in dist/src/) bundled with ${[...new Set(names)].sort().join(", ")} (and what they inline).\n` +
-      `// Their licenses: THIRD_PARTY_LICENSES.txt beside this file.\n` +
+      `// Their licenses: THIRD_PARTY_LICENSES.txt beside this file. Started by dist/cli.js.\n` +
       await Deno.readTextFile(minified),
+  );
+  // The bin catches stop signals before it loads the bundle, whose compilation is most of the start-up: a
+  // signal meanwhile is kept for the server (src/cli/signals.ts), not the end of the process.
+  await Deno.writeTextFile(
+    `${out}dist/cli.js`,
+    `#!/usr/bin/env node\n// ptc-fs-mcp ${VERSION}, the command-line server: dist/server.js, once stop signals are caught.\n` +
+      `import "./src/cli/signals.js";\nawait import("./server.js");\n`,
   );
   await Deno.chmod(`${out}dist/cli.js`, 0o755);
 }

@@ -9,6 +9,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
+import { spawn } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { makeRoot, META, RUNTIME, Server, type TempRoot } from "./_harness.ts";
 
 /** Rounds per way of ending: the old transport lost an answer in 2 to 4 runs of 10. */
@@ -152,6 +155,39 @@ test(`${RUNTIME}: a client that keeps writing after SIGTERM cannot keep the serv
     assert.deepEqual({ code, signal }, { code: 0, signal: null });
   } finally {
     await server.kill();
+    root.cleanup();
+  }
+});
+
+test(`${RUNTIME}: a stop signal during start-up is kept: what stdin brought is answered, then status 0`, async () => {
+  const root = makeRoot({ "a.txt": "a\n" });
+  try {
+    const here = dirname(fileURLToPath(import.meta.url));
+    const script = join(here, `_signal_at_start.${RUNTIME === "deno" ? "ts" : "js"}`);
+    const argv = RUNTIME === "deno"
+      ? ["run", "--no-prompt", `--allow-read=${root.path}`, `--allow-write=${root.path}`, script]
+      : [script];
+    const child = spawn(process.execPath, [...argv, "--root", root.path, "--include", "**"]);
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk) => stdout += chunk);
+    child.stderr.setEncoding("utf8").on("data", (chunk) => stderr += chunk);
+    // Stdin stays open: only the signal kept from start-up can end the server.
+    for (
+      const m of [request("discover", "server/discover"), call("read", "read_text_file", { path: "a.txt" })]
+    ) {
+      child.stdin.write(JSON.stringify(m) + "\n");
+    }
+    const [status, signal] = await new Promise<[number | null, string | null]>((resolve) => {
+      child.on("close", (code, signal) => resolve([code, signal]));
+    });
+    child.stdin.destroy();
+    assert.equal(signal, null, "not ended by the signal");
+    assert.equal(status, 0, stderr);
+    const answers = stdout.trim().split("\n").map((line) => JSON.parse(line));
+    assert.deepEqual(answers.map((a) => a.id).sort(), ["discover", "read"]);
+    assert.equal(answers.find((a) => a.id === "read").result.structuredContent.items[0].text, "a\n");
+  } finally {
     root.cleanup();
   }
 });

@@ -144,9 +144,11 @@ export function runCli(args: readonly string[], fs: FsPort): void {
     const results = new ResultLines(); // the server records, the transport writes
     const stdio = new StdioTransport(process.stdin, process.stdout, results, warn);
     const turn = inputTurnFor(fs);
-    onStopSignal(() => void stdio.finishAfterInput(turn));
     stdio.closed.then(() => process.exit(0));
-    buildServer(root, undefined, results).connect(stdio);
+    // Once the transport reads: a signal that came during start-up then takes in what was sent before it.
+    buildServer(root, undefined, results).connect(stdio).then(() => {
+      onStopSignal(() => void stdio.finishAfterInput(turn));
+    });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     warn(cliMessage(error));

@@ -1,22 +1,39 @@
 /**
- * SIGTERM and SIGINT, caught from the first moment (the entries import this module first): before
- * `onStopSignal`, a signal ends the process with status 0; after it, the transport answers what it received.
+ * SIGTERM and SIGINT, caught from the first moment: the entries load this module before the server's code
+ * (whose loading takes most of the start-up). A signal before `onStopSignal` is kept and handed over there,
+ * so a stop during start-up still answers what was sent and ends with status 0; after it, the transport
+ * answers what it received.
+ *
+ * The state lives on `globalThis` under a registered symbol: the npm bin loads this module on its own, ahead
+ * of the bundle that holds a second copy of it, and both must be one.
  *
  * @module
  */
 import process from "node:process";
 
-let handler: (() => void) | undefined;
-
-function stop(): void {
-  if (handler) handler();
-  else process.exit(0); // nothing was received yet, so nothing is left unanswered
+interface StopSignals {
+  handler?: () => void;
+  pending: number; // signals that arrived before the handler
 }
 
-process.on("SIGTERM", stop);
-process.on("SIGINT", stop);
+const KEY = Symbol.for("ptc-fs-mcp.stop-signals");
+const registry = globalThis as typeof globalThis & { [KEY]?: StopSignals };
 
-/** Hands SIGTERM and SIGINT to `fn` from now on. */
+function install(): StopSignals {
+  const state: StopSignals = { pending: 0 };
+  const stop = () => {
+    if (state.handler) state.handler();
+    else state.pending++;
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+  return state;
+}
+
+const signals = registry[KEY] ??= install();
+
+/** Hands SIGTERM and SIGINT to `fn` from now on, and at once each one that arrived before. */
 export function onStopSignal(fn: () => void): void {
-  handler = fn;
+  signals.handler = fn;
+  for (; signals.pending > 0; signals.pending--) fn();
 }

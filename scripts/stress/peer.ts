@@ -59,7 +59,9 @@ export function protocolProblem(line: string): string | null {
   const m = message as Message;
   if (m.jsonrpc !== "2.0") return 'jsonrpc is not "2.0"';
   if ("method" in m) return typeof m.method === "string" ? null : "method is not a string";
-  if (!("id" in m)) return "a response without id";
+  // The MCP schema lets an error go without an id (a line whose id could not be read); a result never.
+  if (!("id" in m) && !("error" in m)) return "a result without id";
+  if ("id" in m && typeof m.id !== "string" && !Number.isSafeInteger(m.id)) return "an id the schema forbids";
   if (("result" in m) === ("error" in m)) return "not exactly one of result and error";
   if ("error" in m && (typeof m.error?.code !== "number" || typeof m.error?.message !== "string")) {
     return "a malformed error object";

@@ -62,5 +62,15 @@ export function shownPath(rel: string): string {
 export function shownValue(value: unknown): string {
   if (typeof value === "string") return quoteArgument(value);
   // A number as parsed: JSON has no text for one out of range (`1e400` parses to Infinity).
-  return shownPath(typeof value === "number" ? String(value) : JSON.stringify(value) ?? String(value));
+  return shownPath(typeof value === "number" ? String(value) : jsonOf(value));
+}
+
+/** A value's JSON; a structure nested past the engine's stack (Node's stringify recurses) as its kind. */
+function jsonOf(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return Array.isArray(value) ? "[…]" : "{…}";
+  }
 }

@@ -916,3 +916,18 @@ test("a resumed search pauses for input while it checks the files before its pos
     temp.cleanup();
   }
 });
+
+test(`${RUNTIME}: an argument nested past the engine's stack is refused by name, not with a stack error`, async () => {
+  await withServer({ "a.txt": "a" }, ["--include", "**"], async (server) => {
+    let deep: unknown = "x";
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    for (
+      const [tool, args] of [["read_text_file", { path: deep }], ["search_files", { query: deep }]] as const
+    ) {
+      const text = toolErrorText(await server.call(tool, args));
+      assert.match(text, /\b(path|query): must be a string/, text);
+      assert.doesNotMatch(text, /stack|RangeError/i, text);
+    }
+    assert.equal(structured(await server.call("read_text_file", { path: "a.txt" })).items[0].text, "a");
+  });
+});

@@ -99,12 +99,23 @@ test(`${RUNTIME}: an unreadable directory or file serves nothing and is refused 
     chmodSync(join(root.path, "locked"), 0o755);
     assert.deepEqual(await names(), ["a.txt", "locked", "noenter", "open", "secret.txt"]);
     assert.deepEqual(await names("locked"), ["s.txt", "sub"]);
+    // The root itself made unreadable after the start: every whole-tree tool says so alike.
+    chmodSync(root.path, 0o000);
+    for (
+      const [tool, args] of [["list_directory", {}], ["search_files", { query: "." }], ["search_text", {
+        query: "M",
+      }]] as const
+    ) {
+      assert.equal(toolErrorText(await server.call(tool, args)), "permission denied: the root", tool);
+    }
+    chmodSync(root.path, 0o755);
     for (const line of server.lines) {
       assert.equal(line.includes("internal error"), false, line);
       assert.equal(line.includes("LOCKED-3b9"), false, line);
     }
     assert.equal(await server.close(), 0);
   } finally {
+    chmodSync(root.path, 0o755);
     await server.close().catch(() => server.child.kill("SIGKILL"));
     chmodSync(join(root.path, "nolist"), 0o755);
     chmodSync(join(root.path, "noenter"), 0o755);

@@ -6,6 +6,7 @@
  * @module
  */
 import * as z from "zod";
+import { refusal } from "../confine.ts";
 import { assertState } from "../cursor.ts";
 import { Digest } from "../hashing.ts";
 import { fitPage, pageSchema } from "../page.ts";
@@ -41,7 +42,9 @@ export const searchFiles: Tool<typeof inputSchema, ReturnType<typeof pageSchema<
       Infinity,
       pacer,
       () => ctx.root.find(query, after, pageCap(ctx, limit)),
-    );
+    ).catch((error) => {
+      throw refusal(error, ""); // the root itself unreadable: `permission denied: the root`, as the others say
+    });
     if (claims) assertState(claims, found.state);
     const candidates = found.paths.map((path) => ({ path }));
 

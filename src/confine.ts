@@ -112,14 +112,15 @@ function requireListed(root: Root, rel: string): void {
 
 /**
  * The refusal of an admitted path the inventory does not serve: a moved root says so; a path through a
- * link names the first link on the way; anything else (missing, unserved, respelled) is not found.
+ * link its directory lists under that very name names the first such link on the way; anything else
+ * (missing, unserved, respelled) is not found.
  */
 export function notServed(root: Root, rel: string): unknown {
   try {
     root.checkPin(); // a root moved meanwhile is the answer, not what its replacement lacks
     for (let at = rel.indexOf("/");; at = rel.indexOf("/", at + 1)) {
       const part = at < 0 ? rel : rel.slice(0, at);
-      const kind = root.lstat(part)?.kind;
+      const kind = root.listedKind(part); // as its directory spells it: never another spelling's kind
       if (kind === "symlink") {
         return new ToolError(`${shownPath(part)} is a symbolic link, and links are never followed`);
       }

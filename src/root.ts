@@ -188,6 +188,27 @@ export class Root {
     return this.#entry(dir, false)?.listing.has(rel.slice(slash + 1)) ?? false;
   }
 
+  /**
+   * The kind of the entry `rel` as its directory spells it, byte for byte; `null` when the directory lists no
+   * such name, or is too big to read in one go here (`PACED_READ_BYTES`). On a filesystem that folds case or
+   * Unicode forms, an lstat of `rel` may reach an entry spelled otherwise, perhaps an excluded one; the
+   * directory's own names never do. For refusals: beyond what is served, it reads the directory each time.
+   * @internal
+   */
+  listedKind(rel: string): EntryKind | null {
+    const slash = rel.lastIndexOf("/");
+    const dir = slash < 0 ? "" : rel.slice(0, slash);
+    const name = rel.slice(slash + 1);
+    const served = this.#entry(dir, false)?.listing;
+    if (served?.has(`${name}/`)) return "directory";
+    if (served?.has(name)) return "file";
+    const info = this.fs.lstat(this.#abs(dir));
+    if (info?.kind !== "directory" || info.size >= PACED_READ_BYTES) return null;
+    const entry = this.fs.readDir(this.#abs(dir)).find((e) => e.name === name);
+    if (entry === undefined) return null;
+    return entry.kind === "unknown" ? this.fs.lstat(this.#abs(rel))?.kind ?? null : entry.kind;
+  }
+
   /** Whether anything at or below `dir` is served. */
   hasServed(dir: string): boolean {
     return this.#serves(dir, false);

@@ -48,8 +48,8 @@ async function call(root: Root, tool: Tool, args: Record<string, unknown>): Prom
 
 /**
  * The Node port on a filesystem that folds case, like the default volume of
- * macOS: every path reaches the file spelled in lower case, while a
- * directory lists its names as they are spelled.
+ * macOS: a path's every component reaches the entry its directory spells the
+ * same but for case, while a directory lists its names as they are spelled.
  */
 const folding: FsPort = {
   ...nodePort,
@@ -59,8 +59,18 @@ const folding: FsPort = {
   holdDirectory: (path) => nodePort.holdDirectory(fold(path)),
 };
 let foldFrom = "";
-const fold = (path: string) =>
-  foldFrom !== "" && path.startsWith(foldFrom) ? foldFrom + path.slice(foldFrom.length).toLowerCase() : path;
+function fold(path: string): string {
+  if (foldFrom === "" || !path.startsWith(foldFrom)) return path;
+  let at = foldFrom.slice(0, -1);
+  for (const part of path.slice(foldFrom.length).split("/")) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(at);
+    } catch { /* not a directory: the lookup fails as it would */ }
+    at += `/${names.find((n) => n.toLowerCase() === part.toLowerCase()) ?? part}`;
+  }
+  return at;
+}
 
 test("on a case-folding filesystem an excluded name is not reached by another spelling", async () => {
   const temp = makeRoot({ "top.key": "SECRET", "private/key.txt": "SECRET", "a.txt": "served" });
@@ -78,6 +88,44 @@ test("on a case-folding filesystem an excluded name is not reached by another sp
       1,
     );
     assert.equal(await call(root, readTextFile, { path: "A.TXT" }), "error: not found: A.TXT");
+  } finally {
+    foldFrom = "";
+    temp.cleanup();
+  }
+});
+
+test("on a case-folding filesystem another spelling never shows what an excluded entry is", async () => {
+  const temp = makeRoot({ "a.txt": "served", "private/x.txt": "SECRET", "Secret.dir/x.txt": "SECRET" });
+  try {
+    symlinkSync("a.txt", join(temp.path, "top.key"));
+    symlinkSync("../a.txt", join(temp.path, "private", "link"));
+    symlinkSync("a.txt", join(temp.path, "Link.txt"));
+    symlinkSync("a.txt", join(temp.path, "ok.lnk")); // served by name: its refusal may say what it is
+    const exclude = ["top.key", "private", "Link.txt", "Secret.dir"];
+    const root = openRoot({ root: temp.path, include: ["**"], exclude, fs: folding });
+    foldFrom = `${root.path}/`;
+    for (const path of ["TOP.KEY", "PRIVATE/LINK", "Private/link/x"]) {
+      assert.equal(await call(root, readTextFile, { path }), `error: not found: ${path}`);
+      assert.equal(await call(root, listDirectory, { path }), `error: not found: ${path}`);
+      assert.equal(await call(root, searchText, { query: "s", path }), `error: not found: ${path}`);
+    }
+    // A write to another spelling of an excluded link or directory: one refusal, whatever is there.
+    const otherSpelling = (path: string) =>
+      `error: path reaches an entry the root spells otherwise (this filesystem folds case or Unicode forms), ` +
+      `so it cannot be written: "${path}"`;
+    for (const path of ["link.txt", "secret.dir"]) {
+      assert.equal(await call(root, writeTextFile, { path, content: "x" }), otherSpelling(path));
+    }
+    assert.equal(readFileSync(join(temp.path, "a.txt"), "utf8"), "served", "nothing written through a link");
+    // Spelled as listed, a link is still named one.
+    assert.equal(
+      await call(root, readTextFile, { path: "ok.lnk" }),
+      "error: ok.lnk is a symbolic link, and links are never followed",
+    );
+    assert.equal(
+      await call(root, writeTextFile, { path: "ok.lnk", content: "x" }),
+      "error: ok.lnk is a symbolic link; links are never written through",
+    );
   } finally {
     foldFrom = "";
     temp.cleanup();

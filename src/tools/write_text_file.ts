@@ -80,15 +80,27 @@ export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
     } catch (error) {
       throw refusal(error, path);
     }
-    if (existing?.kind === "symlink") {
-      throw new ToolError(`${path} is a symbolic link; links are never written through`);
-    }
-    if (existing && existing.kind !== "file") throw new ToolError(`${path} exists and is not a regular file`);
     if (existing && !listed) {
-      throw refuseArgument(
-        "path names a file this root lists under another spelling, so it cannot be written",
-        path,
-      );
+      // Told by what the root lists under this very name: an lstat may have reached another spelling's entry
+      // (a filesystem that folds case or Unicode forms), perhaps an excluded one, whose kind must not show.
+      let kind;
+      try {
+        kind = root.listedKind(path);
+      } catch (error) {
+        throw refusal(error, path);
+      }
+      if (kind === "symlink") {
+        throw new ToolError(`${path} is a symbolic link; links are never written through`);
+      }
+      if (kind === null) {
+        throw refuseArgument(
+          "path reaches an entry the root spells otherwise (this filesystem folds case or Unicode forms), " +
+            "so it cannot be written",
+          path,
+        );
+      }
+      if (kind === "file") throw new ToolError(`${path} changed while it was checked; try again`);
+      throw new ToolError(`${path} exists and is not a regular file`);
     }
 
     const temp = tempName(randomBytes(8).toString("hex"));

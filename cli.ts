@@ -10,9 +10,9 @@ import "./src/cli/signals.ts"; // first: a stop signal during start-up is kept f
 
 if (import.meta.main) {
   // Loaded after the signals are caught: loading the server (the SDK and zod) is most of the start-up.
-  const [{ denoPort }, { runCli }] = await Promise.all([
+  const [{ denoPort, denoStdout }, { runCli }] = await Promise.all([
     import("./src/ports/deno.ts"),
     import("./src/cli/run.ts"),
   ]);
-  runCli(Deno.args, denoPort);
+  runCli(Deno.args, denoPort, denoStdout());
 }

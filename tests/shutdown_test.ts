@@ -12,7 +12,7 @@ import process from "node:process";
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { makeRoot, META, RUNTIME, Server, type TempRoot } from "./_harness.ts";
+import { makeRoot, META, RUNTIME, Server, serverCommand, type TempRoot } from "./_harness.ts";
 
 /** Rounds per way of ending: the old transport lost an answer in 2 to 4 runs of 10. */
 const EOF_ROUNDS = 10;
@@ -187,6 +187,37 @@ test(`${RUNTIME}: a stop signal during start-up is kept: what stdin brought is a
     const answers = stdout.trim().split("\n").map((line) => JSON.parse(line));
     assert.deepEqual(answers.map((a) => a.id).sort(), ["discover", "read"]);
     assert.equal(answers.find((a) => a.id === "read").result.structuredContent.items[0].text, "a\n");
+  } finally {
+    root.cleanup();
+  }
+});
+
+test(`${RUNTIME}: a host that reads only after writing its whole batch and closing stdin gets every answer`, async () => {
+  const root = makeRoot({ "a.txt": "hello\n".repeat(50) });
+  try {
+    const { cmd, args } = serverCommand(root.path, ["--root", root.path, "--include", "**"]);
+    const child = spawn(cmd, args, { stdio: ["pipe", "pipe", "ignore"] });
+    child.stdout.pause(); // nothing is read until the batch is written: the answers fill the pipe first
+    const count = 3_000; // about 750 KB of requests and 2 MB of answers, well past what pipes hold
+    const batch = Array.from(
+      { length: count },
+      (_, i) => JSON.stringify(call(`q${i}`, "search_text", { query: "hello", limit: 5 })) + "\n",
+    ).join("");
+    // A liveness guard, not a time limit: a server that stops reading its input never lets the write end.
+    let guard: ReturnType<typeof setTimeout> | undefined;
+    const written = await Promise.race([
+      new Promise<boolean>((resolve) => child.stdin.end(batch, () => resolve(true))),
+      new Promise<boolean>((resolve) => guard = setTimeout(() => resolve(false), 120_000)),
+    ]);
+    clearTimeout(guard);
+    if (!written) child.kill("SIGKILL");
+    assert.ok(written, "the server stopped reading its input while its answers waited to be read");
+    let stdout = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk) => stdout += chunk).resume(); // paused explicitly above
+    const status = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    assert.equal(status, 0);
+    const ids = new Set(stdout.trim().split("\n").map((line) => JSON.parse(line).id));
+    assert.equal(ids.size, count);
   } finally {
     root.cleanup();
   }

@@ -5,6 +5,7 @@
  * @module
  */
 import process from "node:process";
+import type { Writable } from "node:stream";
 import { parseArgs } from "node:util";
 import { ConfigError } from "../errors.ts";
 import type { Limits } from "../limits.ts";
@@ -131,8 +132,10 @@ function parseFlags(args: readonly string[]): { print: string } | { serve: RootO
  *
  * @param args The arguments after the program name.
  * @param fs The filesystem port of this runtime.
+ * @param output Where the protocol goes: stdout, as a stream whose writes do not block the event loop (so
+ *   input keeps being read while a host that has not started reading leaves the pipe full).
  */
-export function runCli(args: readonly string[], fs: FsPort): void {
+export function runCli(args: readonly string[], fs: FsPort, output: Writable = process.stdout): void {
   try {
     const action = parseFlags(args);
     if ("print" in action) {
@@ -142,7 +145,7 @@ export function runCli(args: readonly string[], fs: FsPort): void {
     const root = openRoot({ ...action.serve, fs });
     if (!root.selector.reachesRootLevel) warn(READ_ONLY_WARNING);
     const results = new ResultLines(); // the server records, the transport writes
-    const stdio = new StdioTransport(process.stdin, process.stdout, results, warn);
+    const stdio = new StdioTransport(process.stdin, output, results, warn);
     const turn = inputTurnFor(fs);
     stdio.closed.then(() => process.exit(0));
     // Once the transport reads: a signal that came during start-up then takes in what was sent before it.

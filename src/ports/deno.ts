@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { Writable } from "node:stream";
 import { DIR_BATCH, type DirEntry, type EntryKind, type FileInfo, FsError, type FsPort } from "./fs_port.ts";
 import { attempt, descriptorPort, fsErrorOf } from "./descriptor.ts";
 
@@ -96,3 +97,21 @@ export const denoPort: FsPort = {
     attempt(fsError, () => Deno.removeSync(path));
   },
 };
+
+/**
+ * Stdout for the protocol on Deno. Deno's `process.stdout` writes a pipe synchronously, so once a host that
+ * reads only after writing its whole batch has let the pipe fill, the server would stop reading stdin too and
+ * both would wait forever. `Deno.stdout.write` waits off the event loop: input keeps being read, and the
+ * answers queue here, as Node's stdout queues them.
+ */
+export function denoStdout(): Writable {
+  return new Writable({
+    write(chunk: Uint8Array, _encoding, done) {
+      writeAll(chunk).then(() => done(), done);
+    },
+  });
+}
+
+async function writeAll(bytes: Uint8Array): Promise<void> {
+  for (let at = 0; at < bytes.length;) at += await Deno.stdout.write(bytes.subarray(at));
+}

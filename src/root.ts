@@ -200,8 +200,8 @@ export class Root {
     const dir = slash < 0 ? "" : rel.slice(0, slash);
     const name = rel.slice(slash + 1);
     const served = this.#entry(dir, false)?.listing;
-    if (served?.has(`${name}/`)) return "directory";
-    if (served?.has(name)) return "file";
+    // A name it serves is spelled so: an lstat reaches that very entry, and says what it is now.
+    if (served?.has(`${name}/`) || served?.has(name)) return this.fs.lstat(this.#abs(rel))?.kind ?? null;
     const info = this.fs.lstat(this.#abs(dir));
     if (info?.kind !== "directory" || info.size >= PACED_READ_BYTES) return null;
     const entry = this.fs.readDir(this.#abs(dir)).find((e) => e.name === name);

@@ -8,10 +8,12 @@
 import process from "node:process";
 import "../src/cli/signals.ts";
 
+const alive = setInterval(() => {}, 1_000); // Node's signal watch does not keep the process running
 await new Promise<void>((resolve) => {
   process.once("SIGTERM", () => resolve()); // after the module's own listener, which ran first
   process.kill(process.pid, "SIGTERM");
 });
+clearInterval(alive);
 const { runCli } = await import("../src/cli/run.ts");
 const { nodePort } = await import("../src/ports/node.ts");
 runCli(process.argv.slice(2), nodePort);

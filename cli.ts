@@ -7,12 +7,7 @@
  * @module
  */
 import "./src/cli/signals.ts"; // first: a stop signal during start-up is kept for the server
+import { denoPort, denoStdout } from "./src/ports/deno.ts";
+import { runCli } from "./src/cli/run.ts";
 
-if (import.meta.main) {
-  // Loaded after the signals are caught: loading the server (the SDK and zod) is most of the start-up.
-  const [{ denoPort, denoStdout }, { runCli }] = await Promise.all([
-    import("./src/ports/deno.ts"),
-    import("./src/cli/run.ts"),
-  ]);
-  runCli(Deno.args, denoPort, denoStdout());
-}
+if (import.meta.main) runCli(Deno.args, denoPort, denoStdout());

@@ -190,12 +190,13 @@ export class Root {
 
   /**
    * The kind of the entry `rel` as its directory spells it, byte for byte; `null` when the directory lists no
-   * such name, or is too big to read in one go here (`PACED_READ_BYTES`). On a filesystem that folds case or
+   * such name; `undefined` when it cannot tell, the directory being too big to read in one go here
+   * (`PACED_READ_BYTES`). On a filesystem that folds case or
    * Unicode forms, an lstat of `rel` may reach an entry spelled otherwise, perhaps an excluded one; the
    * directory's own names never do. For refusals: beyond what is served, it reads the directory each time.
    * @internal
    */
-  listedKind(rel: string): EntryKind | null {
+  listedKind(rel: string): EntryKind | null | undefined {
     const slash = rel.lastIndexOf("/");
     const dir = slash < 0 ? "" : rel.slice(0, slash);
     const name = rel.slice(slash + 1);
@@ -203,7 +204,8 @@ export class Root {
     // A name it serves is spelled so: an lstat reaches that very entry, and says what it is now.
     if (served?.has(`${name}/`) || served?.has(name)) return this.fs.lstat(this.#abs(rel))?.kind ?? null;
     const info = this.fs.lstat(this.#abs(dir));
-    if (info?.kind !== "directory" || info.size >= PACED_READ_BYTES) return null;
+    if (info?.kind !== "directory") return null;
+    if (info.size >= PACED_READ_BYTES) return undefined;
     const entry = this.fs.readDir(this.#abs(dir)).find((e) => e.name === name);
     if (entry === undefined) return null;
     return entry.kind === "unknown" ? this.fs.lstat(this.#abs(rel))?.kind ?? null : entry.kind;

@@ -159,7 +159,7 @@ test(`${RUNTIME}: a client that keeps writing after SIGTERM cannot keep the serv
   }
 });
 
-test(`${RUNTIME}: a stop signal during start-up is kept: what stdin brought is answered, then status 0`, async () => {
+test(`${RUNTIME}: stop signals during start-up are kept as one: what stdin brought is answered, then status 0`, async () => {
   const root = makeRoot({ "a.txt": "a\n" });
   try {
     const here = dirname(fileURLToPath(import.meta.url));

@@ -26,6 +26,7 @@ import {
 } from "./_harness.ts";
 import { contentHash } from "./_sha256.ts";
 import { NO_ROOT_LEVEL_INCLUDE } from "../mod.ts";
+import { PACED_READ_BYTES } from "../src/root.ts";
 
 const TEMP = /^\.ptc-fs-mcp-.*\.tmp$/;
 const RETRY = [
@@ -367,4 +368,18 @@ test(`${RUNTIME}: a write larger than --max-file-bytes is refused: it could not 
       assert.equal(read.items[0].text, "é".repeat(50));
     },
   );
+});
+
+test(`${RUNTIME}: in a root too big to read at once, a write to a link is refused without a guess`, async () => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 3_000; i++) files[`f${String(i).padStart(4, "0")}-with-a-longer-name.txt`] = "";
+  await withServer(files, ["--include", "**"], async (server, root) => {
+    symlinkSync(join(root.path, "f0000-with-a-longer-name.txt"), join(root.path, "lnk.txt"));
+    assert.ok(statSync(root.path).size >= PACED_READ_BYTES, "the root is big");
+    assert.equal(
+      toolErrorText(await server.call("write_text_file", { path: "lnk.txt", content: "x" })),
+      'path names something other than a regular file this root serves: "lnk.txt"',
+    );
+    assert.equal(lstatSync(join(root.path, "lnk.txt")).isSymbolicLink(), true, "the link is left alone");
+  });
 });

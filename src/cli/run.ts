@@ -139,7 +139,8 @@ export function runCli(args: readonly string[], fs: FsPort, output: Writable = p
   try {
     const action = parseFlags(args);
     if ("print" in action) {
-      process.stdout.write(action.print);
+      // Then exit: a stop signal kept meanwhile must not meet the runtime's own teardown.
+      process.stdout.write(action.print, () => process.exit(0));
       return;
     }
     const root = openRoot({ ...action.serve, fs });

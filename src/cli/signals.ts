@@ -32,8 +32,13 @@ function install(): StopSignals {
 
 const signals = registry[KEY] ??= install();
 
-/** Hands SIGTERM and SIGINT to `fn` from now on, and at once each one that arrived before. */
+/**
+ * Hands SIGTERM and SIGINT to `fn` from now on, and at once one for those that arrived before: however many
+ * came during start-up, the input already sent is still taken in (a second call of `fn` would stop it).
+ */
 export function onStopSignal(fn: () => void): void {
   signals.handler = fn;
-  for (; signals.pending > 0; signals.pending--) fn();
+  if (signals.pending === 0) return;
+  signals.pending = 0;
+  fn();
 }

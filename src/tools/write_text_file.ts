@@ -92,6 +92,9 @@ export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
       if (kind === "symlink") {
         throw new ToolError(`${path} is a symbolic link; links are never written through`);
       }
+      if (kind === undefined) { // a root too big to read here: nothing is said that is not sure
+        throw refuseArgument("path names something other than a regular file this root serves", path);
+      }
       if (kind === null) {
         throw refuseArgument(
           "path reaches an entry the root spells otherwise (this filesystem folds case or Unicode forms), " +

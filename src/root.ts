@@ -191,9 +191,9 @@ export class Root {
   /**
    * The kind of the entry `rel` as its directory spells it, byte for byte; `null` when the directory lists no
    * such name; `undefined` when it cannot tell, the directory being too big to read in one go here
-   * (`PACED_READ_BYTES`). On a filesystem that folds case or
-   * Unicode forms, an lstat of `rel` may reach an entry spelled otherwise, perhaps an excluded one; the
-   * directory's own names never do. For refusals: beyond what is served, it reads the directory each time.
+   * (`PACED_READ_BYTES`). On a filesystem that folds case or Unicode forms, an lstat of `rel` may reach an
+   * entry spelled otherwise, perhaps an excluded one; the directory's own names never do. For refusals: beyond
+   * what is served, it reads the directory each time.
    * @internal
    */
   listedKind(rel: string): EntryKind | null | undefined {

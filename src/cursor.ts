@@ -7,7 +7,13 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { Buffer } from "node:buffer";
-import { INVALID_CURSOR_MESSAGE, ROOT_MOVED_MESSAGE, STALE_CURSOR_MESSAGE, ToolError } from "./errors.ts";
+import {
+  CANCELLED_MESSAGE,
+  INVALID_CURSOR_MESSAGE,
+  ROOT_MOVED_MESSAGE,
+  STALE_CURSOR_MESSAGE,
+  ToolError,
+} from "./errors.ts";
 import { Digest } from "./hashing.ts";
 import { DEFAULT_LIMITS } from "./limits.ts";
 import { FsError } from "./ports/fs_port.ts";
@@ -84,7 +90,7 @@ export async function targetOf<T>(claims: CursorClaims | undefined, target: Prom
     return await target;
   } catch (error) {
     if (claims === undefined || !(error instanceof ToolError)) throw error;
-    if (error.message === ROOT_MOVED_MESSAGE || error.message === "cancelled") throw error;
+    if (error.message === ROOT_MOVED_MESSAGE || error.message === CANCELLED_MESSAGE) throw error;
     if (error.cause instanceof FsError && !GONE.has(error.cause.code)) throw error;
     throw new ToolError(STALE_CURSOR_MESSAGE, { cause: error });
   }

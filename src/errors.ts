@@ -26,6 +26,9 @@ export class ToolError extends Error {
   }
 }
 
+/** The refusal of a call its client cancelled (never sent: a cancelled request gets no answer). */
+export const CANCELLED_MESSAGE = "cancelled";
+
 /** The exact refusal for a cursor whose bound state changed. */
 export const STALE_CURSOR_MESSAGE =
   "the filesystem changed since this cursor was issued; start the traversal again";

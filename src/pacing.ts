@@ -6,7 +6,7 @@
  * @module
  */
 import { setImmediate } from "node:timers";
-import { ToolError } from "./errors.ts";
+import { CANCELLED_MESSAGE, ToolError } from "./errors.ts";
 import type { FsPort } from "./ports/fs_port.ts";
 import { checkRoot } from "./confine.ts";
 import type { Root } from "./root.ts";
@@ -64,7 +64,7 @@ export class Pacer {
       paused = true;
       if (!this.#signal.aborted) checkRoot(this.#root);
     }
-    if (this.#signal.aborted) throw new ToolError("cancelled");
+    if (this.#signal.aborted) throw new ToolError(CANCELLED_MESSAGE);
     return paused;
   }
 
@@ -76,7 +76,7 @@ export class Pacer {
     const signal = this.#signal;
     let stop = () => {};
     const cancelled = new Promise<never>((_, reject) => {
-      stop = () => reject(new ToolError("cancelled"));
+      stop = () => reject(new ToolError(CANCELLED_MESSAGE));
       if (signal.aborted) stop();
       else signal.addEventListener("abort", stop, { once: true });
     });

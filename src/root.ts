@@ -200,15 +200,17 @@ export class Root {
     const slash = rel.lastIndexOf("/");
     const dir = slash < 0 ? "" : rel.slice(0, slash);
     const name = rel.slice(slash + 1);
-    const served = this.#entry(dir, false)?.listing;
+    const entry = this.#entry(dir, false);
     // A name it serves is spelled so: an lstat reaches that very entry, and says what it is now.
-    if (served?.has(`${name}/`) || served?.has(name)) return this.fs.lstat(this.#abs(rel))?.kind ?? null;
-    const info = this.fs.lstat(this.#abs(dir));
+    if (entry?.listing.has(`${name}/`) || entry?.listing.has(name)) {
+      return this.fs.lstat(this.#abs(rel))?.kind ?? null;
+    }
+    const info = entry?.info ?? this.fs.lstat(this.#abs(dir)); // as the lookup just validated it, if it did
     if (info?.kind !== "directory") return null;
     if (info.size >= PACED_READ_BYTES) return undefined;
-    const entry = this.fs.readDir(this.#abs(dir)).find((e) => e.name === name);
-    if (entry === undefined) return null;
-    return entry.kind === "unknown" ? this.fs.lstat(this.#abs(rel))?.kind ?? null : entry.kind;
+    const listed = this.fs.readDir(this.#abs(dir)).find((e) => e.name === name);
+    if (listed === undefined) return null;
+    return listed.kind === "unknown" ? this.fs.lstat(this.#abs(rel))?.kind ?? null : listed.kind;
   }
 
   /** Whether anything at or below `dir` is served. */

@@ -10,7 +10,7 @@ import { Buffer } from "node:buffer";
 import { compareBytewise } from "../bytes.ts";
 import { admit, checkPathArgument, checkRoot, notServed, refusal } from "../confine.ts";
 import { assertState, targetOf } from "../cursor.ts";
-import { STALE_CURSOR_MESSAGE, ToolError } from "../errors.ts";
+import { CANCELLED_MESSAGE, STALE_CURSOR_MESSAGE, ToolError } from "../errors.ts";
 import { Digest } from "../hashing.ts";
 import { identityOf, IdentityRecords } from "../identity.ts";
 import { fitPage, type Page, pageSchema } from "../page.ts";
@@ -62,7 +62,7 @@ export const searchText: Tool<typeof inputSchema, ReturnType<typeof pageSchema<t
     const release = await scanSlot();
     try {
       // Cancelled while it waited: not even the scope is listed, and the slot goes to the next call at once.
-      if (ctx.signal.aborted) throw new ToolError("cancelled");
+      if (ctx.signal.aborted) throw new ToolError(CANCELLED_MESSAGE);
       return await searchPage(args, ctx);
     } finally {
       release();

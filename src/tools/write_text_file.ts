@@ -14,6 +14,7 @@ import { Digest } from "../hashing.ts";
 import { Pacer } from "../pacing.ts";
 import { type FileHandle, FsError } from "../ports/fs_port.ts";
 import { refuseArgument } from "../quote.ts";
+import type { Root } from "../root.ts";
 import { isTempName, tempName } from "../temp_names.ts";
 import { argumentsSchema, READ_ONLY, stringArg, type Tool } from "./tool.ts";
 
@@ -80,31 +81,7 @@ export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
     } catch (error) {
       throw refusal(error, path);
     }
-    if (existing && !listed) {
-      // Told by what the root lists under this very name: an lstat may have reached another spelling's entry
-      // (a filesystem that folds case or Unicode forms), perhaps an excluded one, whose kind must not show.
-      let kind;
-      try {
-        kind = root.listedKind(path);
-      } catch (error) {
-        throw refusal(error, path);
-      }
-      if (kind === "symlink") {
-        throw new ToolError(`${path} is a symbolic link; links are never written through`);
-      }
-      if (kind === undefined) { // a root too big to read here: nothing is said that is not sure
-        throw refuseArgument("path names something other than a regular file this root serves", path);
-      }
-      if (kind === null) {
-        throw refuseArgument(
-          "path reaches an entry the root spells otherwise (this filesystem folds case or Unicode forms), " +
-            "so it cannot be written",
-          path,
-        );
-      }
-      if (kind === "file") throw new ToolError(`${path} changed while it was checked; try again`);
-      throw new ToolError(`${path} exists and is not a regular file`);
-    }
+    if (existing && !listed) throw unlistedTarget(root, path);
 
     const temp = tempName(randomBytes(8).toString("hex"));
     let file: FileHandle | undefined;
@@ -127,3 +104,33 @@ export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
     return { value: { path, bytes: bytes.length, content_hash: new Digest().bytes(bytes).contentHash() } };
   },
 };
+
+/**
+ * The refusal of a write whose name an lstat found taken by something the root does not list as a file under
+ * that very name. Told by what the root lists under it: the lstat may have reached another spelling's entry
+ * (a filesystem that folds case or Unicode forms), perhaps an excluded one, whose kind must not show.
+ */
+function unlistedTarget(root: Root, path: string): unknown {
+  let kind;
+  try {
+    kind = root.listedKind(path);
+  } catch (error) {
+    return refusal(error, path);
+  }
+  switch (kind) {
+    case "symlink":
+      return new ToolError(`${path} is a symbolic link; links are never written through`);
+    case undefined: // a root too big to read here: nothing is said that is not sure
+      return refuseArgument("path names something other than a regular file this root serves", path);
+    case null:
+      return refuseArgument(
+        "path reaches an entry the root spells otherwise (this filesystem folds case or Unicode forms), " +
+          "so it cannot be written",
+        path,
+      );
+    case "file":
+      return new ToolError(`${path} changed while it was checked; try again`);
+    default:
+      return new ToolError(`${path} exists and is not a regular file`);
+  }
+}

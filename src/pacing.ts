@@ -14,39 +14,81 @@ import type { Root } from "./root.ts";
 /** Work between two pauses: by time, not bytes, so a cancellation is honoured soon however slow the work. */
 export const YIELD_EVERY_MS = 10;
 
+/** Of a call's pauses, every this many is patient (`inputTurnFor`); the others are quick (`quickTurnFor`). */
+export const PATIENT_PAUSE_EVERY = 4;
+
 /**
  * A turn of the event loop in which it reads input (a cancellation), as the port's runtime needs it.
  *
  * - Node polls for input once per loop, before it runs immediates: the first immediate may still run in the
  *   loop that started the call, with no poll since, the second runs after one. Two cost about 0.2 ms.
  * - Deno reads input only in a turn that waits: immediates, timers already due, or operations another thread
- *   answers at once never let a cancellation in. A fresh timer waits about 2 ms there.
+ *   answers at once never let a cancellation in. A fresh timer waits about 2 ms there, long enough for its
+ *   thread that reads stdin to run even on a loaded machine.
  */
 export function inputTurnFor(fs: Pick<FsPort, "inputTurn">): () => Promise<void> {
-  const immediate = () => new Promise<void>((resolve) => setImmediate(resolve));
-  if (fs.inputTurn === "immediates") {
-    return async () => {
-      await immediate();
-      await immediate();
-    };
-  }
+  if (fs.inputTurn === "immediates") return twice(immediate);
   return async () => {
     await new Promise((resolve) => setTimeout(resolve, 0));
     await immediate();
   };
 }
 
+/**
+ * A turn that takes in the input the runtime has already read, without waiting: Node's two immediates; on
+ * Deno two messages through fresh channels, each an event its loop polls input for (0.04 ms for both). On a
+ * loaded machine Deno's thread that reads stdin may not have run by then, so `Pacer` makes every
+ * `PATIENT_PAUSE_EVERY`th pause an `inputTurnFor`: a cancellation still gets in within four pauses.
+ */
+export function quickTurnFor(fs: Pick<FsPort, "inputTurn">): () => Promise<void> {
+  return fs.inputTurn === "immediates" ? twice(immediate) : twice(message);
+}
+
+function twice(turn: () => Promise<void>): () => Promise<void> {
+  return async () => {
+    await turn();
+    await turn();
+  };
+}
+
+function immediate(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Waits for a message posted to a fresh channel, then closes it (an open port would keep the process alive). */
+function message(): Promise<void> {
+  return new Promise((resolve) => {
+    const { port1, port2 } = new MessageChannel();
+    port1.onmessage = () => {
+      port1.close();
+      resolve();
+    };
+    port2.postMessage(null);
+  });
+}
+
+/** The turns a call's pauses take: mostly `quick`, every `PATIENT_PAUSE_EVERY`th `patient`. */
+export interface PauseTurns {
+  readonly quick: () => Promise<void>;
+  readonly patient: () => Promise<void>;
+}
+
 /** One call's pacing, across everything it does: its listing, then its scan. */
 export class Pacer {
   readonly #root: Root;
-  readonly #turn: () => Promise<void>;
+  readonly #turns: PauseTurns;
   readonly #signal: AbortSignal;
   #pausedAt = performance.now(); // when the call last paused (or started)
   #pauses = 0;
+  #turnsTaken = 0; // the pauses `checkpoint` made
 
-  constructor(root: Root, signal: AbortSignal) {
+  constructor(
+    root: Root,
+    signal: AbortSignal,
+    turns: PauseTurns = { quick: quickTurnFor(root.fs), patient: inputTurnFor(root.fs) },
+  ) {
     this.#root = root;
-    this.#turn = inputTurnFor(root.fs);
+    this.#turns = turns;
     this.#signal = signal;
   }
 
@@ -58,7 +100,8 @@ export class Pacer {
   async checkpoint(): Promise<boolean> {
     let paused = false;
     if (performance.now() - this.#pausedAt >= YIELD_EVERY_MS) {
-      await this.#turn();
+      const { quick, patient } = this.#turns;
+      await (++this.#turnsTaken % PATIENT_PAUSE_EVERY === 0 ? patient : quick)();
       this.#pausedAt = performance.now();
       this.#pauses++;
       paused = true;

@@ -7,8 +7,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { setImmediate } from "node:timers";
-import { inputTurnFor } from "../src/pacing.ts";
-import { RUNTIME } from "./_harness.ts";
+import { inputTurnFor, Pacer, PATIENT_PAUSE_EVERY, YIELD_EVERY_MS } from "../src/pacing.ts";
+import { openRoot } from "../mod.ts";
+import { makeRoot, RUNTIME } from "./_harness.ts";
 
 /** Whether a line waiting in a pipe before `turn` starts has been read when it resolves. */
 async function readsWaitingInput(turn: () => Promise<void>): Promise<boolean> {
@@ -49,3 +50,31 @@ test(
     assert.equal(await readsWaitingInput(one), false);
   },
 );
+
+test(`${RUNTIME}: a call pauses in quick turns, every ${PATIENT_PAUSE_EVERY}th in the patient one`, async () => {
+  const tmp = makeRoot({ "a.txt": "a" });
+  try {
+    const taken: string[] = [];
+    const turns = {
+      quick: () => Promise.resolve(void taken.push("q")),
+      patient: () => Promise.resolve(void taken.push("P")),
+    };
+    const pacer = new Pacer(
+      openRoot({ root: tmp.path, include: ["**"] }),
+      new AbortController().signal,
+      turns,
+    );
+    for (let i = 0; i < 2 * PATIENT_PAUSE_EVERY; i++) {
+      const until = performance.now() + YIELD_EVERY_MS;
+      while (performance.now() < until) {
+        // busy past the time between pauses
+      }
+      assert.equal(await pacer.checkpoint(), true);
+      assert.equal(await pacer.checkpoint(), false); // no pause right after one
+    }
+    const once = `${"q".repeat(PATIENT_PAUSE_EVERY - 1)}P`;
+    assert.equal(taken.join(""), once + once);
+  } finally {
+    tmp.cleanup();
+  }
+});

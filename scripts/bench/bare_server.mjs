@@ -111,19 +111,35 @@ const byteSearch = mode !== "syscalls"
 let searchRead; // what a read's bytes go through in the call being replayed, if it searches
 let matches = 0; // kept, so that no engine may drop the search as unused
 
-// A searching replay yields as the server's scan must (the contract: every ~10 ms of work), in the turn
-// the runtime's port names (`inputTurnFor` in `src/pacing.ts`): two immediates on Node, a fresh timer
-// and an immediate on Deno, whose loop reads input only in a turn that waits.
+// A searching replay yields as the server's scan must (the contract: every ~10 ms of work), in the turns
+// the runtime's port names (`Pacer` in `src/pacing.ts`): two immediates on Node; on Deno, whose loop reads
+// input only in a turn that waits for an event, two messages through fresh channels, and every fourth
+// pause a fresh timer and an immediate instead.
 const YIELD_EVERY_MS = 10;
+const PATIENT_PAUSE_EVERY = 4;
 const immediate = () => new Promise((resolve) => setImmediate(resolve));
+const message = () =>
+  new Promise((resolve) => {
+    const { port1, port2 } = new MessageChannel();
+    port1.onmessage = () => {
+      port1.close();
+      resolve();
+    };
+    port2.postMessage(null);
+  });
 const inputTurn = typeof Deno === "undefined"
   ? async () => {
     await immediate();
     await immediate();
   }
-  : async () => {
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    await immediate();
+  : async (pause) => {
+    if (pause % PATIENT_PAUSE_EVERY === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      await immediate();
+    } else {
+      await message();
+      await message();
+    }
   };
 
 /** A recorded path (relative, `""` for the root) under the root given. */
@@ -162,6 +178,7 @@ async function makeOps(ops, query) {
   });
   const fds = [];
   let yieldedAt = performance.now();
+  let pauses = 0;
   for (const [name, ...args] of ops) {
     const operation = OPERATIONS[name];
     if (operation === undefined) throw new Error(`unknown operation ${name}`);
@@ -171,7 +188,7 @@ async function makeOps(ops, query) {
       // the same failure the server met, at the same cost
     }
     if (needle && performance.now() - yieldedAt >= YIELD_EVERY_MS) {
-      await inputTurn();
+      await inputTurn(++pauses);
       yieldedAt = performance.now();
     }
   }

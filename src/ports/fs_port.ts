@@ -88,7 +88,7 @@ export interface FsPort {
   readonly byteSearch?: "buffer" | "latin1";
   /**
    * How a long scan lets this runtime's event loop read input: `immediates` (Node polls for input between
-   * two of them) or `timer` (the default: a turn that waits, which Deno needs).
+   * two of them) or `timer` (the default: a turn that waits, which Deno needs; see `inputTurnFor`).
    */
   readonly inputTurn?: "immediates" | "timer";
   /** Resolves every link in `path` (used once, to pin the root). */

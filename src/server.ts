@@ -17,7 +17,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { CursorCodec } from "./cursor.ts";
-import { ToolError } from "./errors.ts";
+import { ConfigError, ToolError } from "./errors.ts";
 import { escapeControl, quoteArgument } from "./quote.ts";
 import { checkRoot } from "./confine.ts";
 import { FsError } from "./ports/fs_port.ts";
@@ -84,8 +84,14 @@ const CACHE_HINT = { ttlMs: 3_600_000, cacheScope: "private" } as const;
  * @param root The root from `openRoot`.
  * @param identity The `serverInfo` to report; defaults to this package's.
  * @returns A server ready for `connect(transport)`: it then speaks 2026-07-28 only.
+ * @throws {ConfigError} when `identity` lacks a string `name` or `version`.
  */
 export function createServer(root: Root, identity?: ServerIdentity): McpServer {
+  if (
+    identity !== undefined && !(typeof identity?.name === "string" && typeof identity.version === "string")
+  ) {
+    throw new ConfigError("must have a string name and a string version (MCP's serverInfo)", "identity");
+  }
   return buildServer(root, identity);
 }
 
@@ -104,7 +110,7 @@ export function buildServer(
   const cursors = new CursorCodec(undefined, root.limits.maxPathBytes);
   for (const tool of TOOLS) {
     // The SDK reads only the metadata it knows from the config (not `name` or `run`).
-    const config = { ...tool, annotations: { title: tool.title, ...tool.annotations } };
+    const config = { ...tool, annotations: { ...tool.annotations } };
     server.registerTool(tool.name, config, async (args: unknown, ctx) => {
       const { id: requestId, signal } = ctx.mcpReq;
       const context = { root, cursors, serverInfo, requestId, maxBytes: root.limits.maxResultBytes, signal };
@@ -204,9 +210,14 @@ function refusalFor(message: JSONRPCMessage): Refusal | null {
   if (!isObject(capabilities)) {
     return invalid(`params._meta["${CLIENT_CAPABILITIES_META_KEY}"]`, capabilities, "an object");
   }
-  // The SDK would refuse these too, with its validator's report (as an internal error): one line instead.
-  if (message.method === "tools/list" && params.cursor !== undefined && typeof params.cursor !== "string") {
-    return invalid("params.cursor", params.cursor, "a string");
+  // The SDK would refuse a cursor not a string too, with its validator's report (as an internal error): one
+  // line instead. A string one was not issued here (the list is one page), so it is invalid too.
+  if (message.method === "tools/list" && params.cursor !== undefined) {
+    if (typeof params.cursor !== "string") return invalid("params.cursor", params.cursor, "a string");
+    return {
+      code: ProtocolErrorCode.InvalidParams,
+      message: "Invalid cursor: the tool list is one page; send tools/list without one",
+    };
   }
   if (message.method === "tools/call") {
     if (typeof params.name !== "string") return invalid("params.name", params.name, "a tool name");

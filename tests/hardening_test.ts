@@ -305,12 +305,20 @@ test(`${RUNTIME}: malformed lines get JSON-RPC's errors, and a last request with
         params: { cursor: null, _meta: meta },
       }),
     );
+    server.writeLine(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: "d",
+        method: "tools/list",
+        params: { cursor: "next", _meta: meta },
+      }),
+    );
     server.child.stdin!.end(
       JSON.stringify({ jsonrpc: "2.0", id: "last", method: "tools/list", params: { _meta: meta } }),
     );
     assert.equal((await server.exited()).code, 0);
     const replies = server.lines.map((line) => JSON.parse(line));
-    assert.deepEqual(replies.slice(0, 7).map((r) => [r.id, r.error?.code, r.error?.message]), [
+    assert.deepEqual(replies.slice(0, 8).map((r) => [r.id, r.error?.code, r.error?.message]), [
       [undefined, -32700, "Parse error: the line is not JSON"],
       [undefined, -32600, "Invalid request: batches are not supported; send one message per line"],
       ["old", -32600, 'Invalid request: not a JSON-RPC 2.0 message (jsonrpc: "2.0")'],
@@ -318,11 +326,12 @@ test(`${RUNTIME}: malformed lines get JSON-RPC's errors, and a last request with
       [undefined, -32600, "Invalid request: id must be a string or an integer"],
       [undefined, -32700, "Parse error: the line is not UTF-8"],
       ["c", -32602, "Invalid params.cursor: must be a string"],
+      ["d", -32602, "Invalid cursor: the tool list is one page; send tools/list without one"],
     ]);
-    for (const reply of replies.slice(0, 7)) assertValid("JSONRPCErrorResponse", reply);
+    for (const reply of replies.slice(0, 8)) assertValid("JSONRPCErrorResponse", reply);
     assert.ok(!existsSync(join(root.path, "latin1.txt")), "nothing was written");
-    assert.equal(replies[7].id, "last");
-    assert.ok(Array.isArray(replies[7].result.tools));
+    assert.equal(replies[8].id, "last");
+    assert.ok(Array.isArray(replies[8].result.tools));
   } finally {
     root.cleanup();
   }

@@ -168,10 +168,13 @@ test(`${RUNTIME}: tools/list gives the five tools in a fixed order, identically 
     for (const tool of one.result.tools) {
       assert.ok(tool.title && tool.description && tool.inputSchema && tool.outputSchema, tool.name);
       const write = tool.name === "write_text_file";
-      assert.equal(tool.annotations.readOnlyHint, !write);
-      assert.equal(tool.annotations.destructiveHint, write);
-      assert.equal(tool.annotations.idempotentHint, true);
-      assert.equal(tool.annotations.openWorldHint, false);
+      // Exactly the four hints (the title is the tool's own `title`).
+      assert.deepEqual(tool.annotations, {
+        readOnlyHint: !write,
+        destructiveHint: write,
+        idempotentHint: true,
+        openWorldHint: false,
+      });
     }
   });
 });

@@ -89,10 +89,10 @@ function compileAll(globs: readonly string[], option: "include" | "exclude") {
  */
 export function createSelector(include: readonly string[], exclude: readonly string[] = []): Selector {
   const includes = compileAll(include, "include");
-  // An exclude ending in `/**` covers the name before it too (`build/**` a file named `build`),
-  // so the name an excluded directory has is decided from the name alone, never statted.
+  // An exclude ending in `/**` covers the name before it too (`build/**` a file named `build`, and so does
+  // `build/**/**`), so the name an excluded directory has is decided from the name alone, never statted.
   const excludes = compileAll(
-    exclude.flatMap((p) => p.endsWith("/**") ? [p, p.slice(0, -3)] : [p]),
+    exclude.flatMap((p) => p.endsWith("/**") ? [p, p.replace(/(\/\*\*)+$/, "")] : [p]),
     "exclude",
   );
   // The root itself is never excluded (a `*` would match its empty path), only what is below it.

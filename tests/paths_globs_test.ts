@@ -242,6 +242,13 @@ test("createSelector: a trailing '**' exclude covers a directory's contents and 
   assert.equal(selector.mayContain("a.log"), false);
   assert.equal(selector.isServed("a.log/x.txt"), false);
   assert.equal(selector.isServed("sub/a.log"), true);
+  // Any run of trailing `/**` is the same exclude: `x/**/**` matches what `x/**` does.
+  const repeated = createSelector(["**"], ["secrets/**/**", "**/vault/**/**"]);
+  for (const path of ["secrets", "secrets/a", "vault", "d/vault", "d/vault/k"]) {
+    assert.equal(repeated.isServed(path), false, path);
+  }
+  assert.equal(repeated.isExcludedDir("d/vault"), true);
+  assert.equal(repeated.isServed("secretsx"), true);
 });
 
 test("createSelector: an exclude that matches a directory's path excludes everything below it", () => {

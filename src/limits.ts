@@ -78,10 +78,10 @@ export function resolveLimits(partial: Partial<Limits> = {}): Limits {
   }
   const limits: Record<string, number> = { ...DEFAULT_LIMITS };
   for (const [key, value] of Object.entries(partial)) {
-    if (value === undefined) continue;
-    if (!Object.hasOwn(DEFAULT_LIMITS, key)) {
+    if (!Object.hasOwn(DEFAULT_LIMITS, key)) { // a misspelt name too, whatever its value
       throw new ConfigError(`has no limit named ${JSON.stringify(key)}`, "limits");
     }
+    if (value === undefined) continue;
     const max = key === "maxWriteBytes" ? MAX_WRITE_BYTES_LIMIT : MAX_LIMIT;
     const problem = limitProblem(value, MINIMUMS[key as keyof Limits] ?? 1, max);
     if (problem !== undefined) throw new ConfigError(problem, `limits.${key}`);

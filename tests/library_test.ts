@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/client";
 import { InMemoryTransport, type JSONRPCMessage } from "@modelcontextprotocol/server";
-import { createServer, openRoot } from "../mod.ts";
+import { ConfigError, createServer, openRoot } from "../mod.ts";
 import { makeRoot, META } from "./_harness.ts";
 
 /** createServer + connect over the SDK's in-memory transport, talking raw JSON-RPC. */
@@ -96,6 +96,25 @@ test("after the peer closes the in-memory connection, the same server can be con
       await client.close(); // the peer ends the connection
       await server.close();
     }
+  } finally {
+    dir.cleanup();
+  }
+});
+
+test("createServer refuses an identity without a string name and version", () => {
+  const dir = makeRoot({ "a.txt": "alpha\n" });
+  try {
+    const root = openRoot({ root: dir.path, include: ["**"] });
+    for (const identity of [{}, { name: "x" }, { version: "1" }, { name: 1, version: "1" }, null]) {
+      assert.throws(
+        () => createServer(root, identity as never),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.message === "identity must have a string name and a string version (MCP's serverInfo)",
+        JSON.stringify(identity),
+      );
+    }
+    assert.ok(createServer(root, { name: "mine", version: "2.0.0" }));
   } finally {
     dir.cleanup();
   }

@@ -405,6 +405,7 @@ test("resolveLimits refuses unknown keys, non-integers and values out of range, 
     refuses({ [key]: 10 }, `limits has no limit named "${key}"`);
   }
   refuses(JSON.parse('{"__proto__": 10}'), 'limits has no limit named "__proto__"');
+  refuses({ maxDepht: undefined }, 'limits has no limit named "maxDepht"'); // a misspelt name, even left unset
   for (const key of LIMIT_KEYS) {
     // A write's content must fit one stdin line; every other limit goes up to MAX_LIMIT.
     const max = key === "maxWriteBytes" ? MAX_WRITE_BYTES_LIMIT : MAX_LIMIT;

@@ -96,7 +96,7 @@ test(`${RUNTIME}: a write refusal names the path, never the content`, async () =
     assert.deepEqual(texts, [
       `${WRITE_RULE}: "Bad Name"`,
       'path is not selected by this root\'s --include/--exclude, so it cannot be written: "x.secret"',
-      "content is 270 bytes; the limit is 64",
+      "content is 270 bytes, more than the 64-byte write limit (--max-write-bytes)",
     ]);
     for (const line of server.lines) assert.equal(line.includes("CONTENT-MUST-NOT-ECHO"), false, line);
   });

@@ -61,11 +61,16 @@ export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
     }
     const bytes = utf8(content);
     if (bytes.length > root.limits.maxWriteBytes) {
-      throw new ToolError(`content is ${bytes.length} bytes; the limit is ${root.limits.maxWriteBytes}`);
+      throw new ToolError(
+        `content is ${
+          bytesText(bytes.length)
+        }, more than the ${root.limits.maxWriteBytes}-byte write limit ` +
+          "(--max-write-bytes)",
+      );
     }
     if (bytes.length > root.limits.maxFileBytes) { // a write you could not read back is a trap
       throw new ToolError(
-        `content is ${bytes.length} bytes, more than the ${root.limits.maxFileBytes}-byte file limit ` +
+        `content is ${bytesText(bytes.length)}, more than the ${root.limits.maxFileBytes}-byte file limit ` +
           "(--max-file-bytes), so it could not be read back",
       );
     }
@@ -133,4 +138,8 @@ function unlistedTarget(root: Root, path: string): unknown {
     default:
       return new ToolError(`${path} exists and is not a regular file`);
   }
+}
+
+function bytesText(n: number): string {
+  return n === 1 ? "1 byte" : `${n} bytes`;
 }

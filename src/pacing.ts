@@ -55,12 +55,16 @@ function immediate(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-/** Waits for a message posted to a fresh channel, then closes it (an open port would keep the process alive). */
+/**
+ * Waits for a message posted to a fresh channel, then closes both its ports: on Deno a port left open keeps
+ * about 5 KB of native memory that no collection frees.
+ */
 function message(): Promise<void> {
   return new Promise((resolve) => {
     const { port1, port2 } = new MessageChannel();
     port1.onmessage = () => {
       port1.close();
+      port2.close();
       resolve();
     };
     port2.postMessage(null);

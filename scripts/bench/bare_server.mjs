@@ -123,6 +123,7 @@ const message = () =>
     const { port1, port2 } = new MessageChannel();
     port1.onmessage = () => {
       port1.close();
+      port2.close();
       resolve();
     };
     port2.postMessage(null);

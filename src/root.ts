@@ -412,9 +412,12 @@ export class Root {
     return undefined;
   }
 
-  /** Served file paths at or below `dir`, in bytewise order. */
-  *files(dir: string): Iterable<string> {
-    yield* this.#tree(dir, false)?.files(dir === "" ? "" : `${dir}/`) ?? [];
+  /**
+   * The validated subtree at `dir` (immutable: its served files are `files` of it), or `null`.
+   * @internal
+   */
+  subtree(dir: string): Tree | null {
+    return this.#tree(dir, false);
   }
 
   #abs(rel: string): string {

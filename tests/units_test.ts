@@ -25,6 +25,9 @@ import {
 import { fitPage, type Page } from "../src/page.ts";
 import { encodedSize, type Envelope } from "../src/result_line.ts";
 import { SERVER_NAME, VERSION } from "../src/version.ts";
+import { Listing, Tree } from "../src/listing.ts";
+import { filesOf, PATHS_PER_CHECKPOINT, pathsDigest } from "../src/search/scope.ts";
+import { createHash } from "node:crypto";
 
 /** One character from each UTF-8 length class, the UTF-16 order traps included. */
 const char = fc.oneof(
@@ -442,4 +445,22 @@ test("a ConfigError about a limit carries the option and the problem apart", () 
   assert.equal(plain.option, undefined);
   assert.equal(plain.problem, "invalid glob");
   assert.equal(plain.message, "invalid glob");
+});
+
+test("a search's scope is listed and hashed with a checkpoint every PATHS_PER_CHECKPOINT paths", async () => {
+  const names = Array.from({ length: 2 * PATHS_PER_CHECKPOINT + 100 }, (_, i) => `f${i}.txt`);
+  const sub = new Tree(new Listing(["x", "y"]), []);
+  const tree = new Tree(new Listing([...names, "sub/"]), [sub]);
+  const expected = [...names, "sub/x", "sub/y"].map((p) => `d/${p}`).sort(compareBytewise);
+  let checkpoints = 0;
+  const pacer = { checkpoint: () => Promise.resolve(++checkpoints > 0) };
+  const files = await filesOf(tree, "d/", pacer);
+  assert.deepEqual(files, expected);
+  assert.equal(checkpoints, Math.floor(expected.length / PATHS_PER_CHECKPOINT));
+  checkpoints = 0;
+  const digest = await pathsDigest(files, pacer);
+  // The same bytes as the paths hashed at once: `<path>\n` each.
+  assert.equal(digest, createHash("sha256").update(`${files.join("\n")}\n`).digest("hex"));
+  assert.equal(checkpoints, Math.ceil(expected.length / PATHS_PER_CHECKPOINT));
+  assert.equal(await pathsDigest([], pacer), createHash("sha256").update("").digest("hex"));
 });

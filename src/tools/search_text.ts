@@ -8,16 +8,15 @@
 import * as z from "zod";
 import { Buffer } from "node:buffer";
 import { compareBytewise } from "../bytes.ts";
-import { admit, checkPathArgument, checkRoot, notServed, refusal } from "../confine.ts";
+import { checkPathArgument, checkRoot } from "../confine.ts";
 import { assertState, targetOf } from "../cursor.ts";
 import { CANCELLED_MESSAGE, STALE_CURSOR_MESSAGE, ToolError } from "../errors.ts";
 import { Digest } from "../hashing.ts";
 import { identityOf, IdentityRecords } from "../identity.ts";
 import { fitPage, type Page, pageSchema } from "../page.ts";
-import type { Root } from "../root.ts";
 import { Pacer } from "../pacing.ts";
-import { parentOf } from "../paths.ts";
 import { type Match, type Position, Scan, scanSlot } from "../search/scan.ts";
+import { pathsDigest, scopeFiles } from "../search/scope.ts";
 import {
   argumentsSchema,
   checkQuery,
@@ -84,7 +83,7 @@ async function searchPage(
   const validated = new Map<string, unknown>(); // the directories its listing validated, for the scan's opens
   const { files, named } = await targetOf(claims, scopeFiles(root, scope, pacer, validated));
 
-  const paths = new Digest().text(files.length === 0 ? "" : `${files.join("\n")}\n`).hex();
+  const paths = await pathsDigest(files, pacer);
   const identities = new IdentityRecords(files.length); // of every file up to the position
   const stateAt = (f: string) => {
     let through = 0;
@@ -144,30 +143,4 @@ function positionText({ f, o, l }: Position): string {
 function parsePosition(text: string): Position {
   const [o, l] = text.split(":", 2);
   return { o: Number(o), l: Number(l), f: text.slice(o.length + l.length + 2) };
-}
-
-/**
- * The served files a scope names: one file (`named`: a file it cannot search is then refused, not skipped),
- * or every file below a directory.
- */
-async function scopeFiles(
-  root: Root,
-  scope: string,
-  pacer: Pacer,
-  validated: Map<string, unknown>,
-): Promise<{ files: string[]; named: boolean }> {
-  const may = admit(root, scope, "either"); // from the name first: an unserved scope is never touched
-  let files: string[] = [];
-  try {
-    if (may.file && await root.prepared(parentOf(scope), pacer, () => root.isFile(scope), validated)) {
-      return { files: [scope], named: true };
-    }
-    if (may.directory) {
-      files = await root.walkPaced(scope, Infinity, pacer, () => [...root.files(scope)], validated);
-    }
-  } catch (error) {
-    throw refusal(error, scope);
-  }
-  if (scope !== "" && files.length === 0) throw notServed(root, scope);
-  return { files, named: false };
 }

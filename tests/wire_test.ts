@@ -14,10 +14,11 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import fc from "fast-check";
 import { PassThrough } from "node:stream";
+import { setImmediate } from "node:timers";
 import { META } from "./_client.ts";
 import { makeRoot, traverse, withServer } from "./_harness.ts";
 import { openRoot } from "../mod.ts";
-import { StdioTransport } from "../src/cli/stdio.ts";
+import { QUIET_AFTER_STOP_MS, StdioTransport } from "../src/cli/stdio.ts";
 import { ByteSink, encodedSize, encodeLine, ResultLines, toolResult } from "../src/result_line.ts";
 import { buildServer } from "../src/server.ts";
 
@@ -282,5 +283,30 @@ test("every line the binary writes is JSON.stringify of its own parse, read page
         assert.ok(Buffer.byteLength(line) <= Number(ceiling), "within the ceiling");
       }
     });
+  }
+});
+
+test("after a stop signal, a request still arriving in the quiet window is answered, then the transport closes", async () => {
+  const root = makeRoot({ "a.txt": "a\n" });
+  const results = new ResultLines();
+  const [input, output] = [new PassThrough(), new PassThrough()];
+  let written = "";
+  output.on("data", (chunk: Buffer) => (written += chunk.toString("utf8")));
+  const transport = new StdioTransport(input, output, results, () => {});
+  await buildServer(openRoot({ root: root.path, include: ["**"] }), undefined, results).connect(transport);
+  try {
+    // The stop comes first; the request only after a pause longer than two turns (a runtime slow to hand over
+    // its first read), but inside the quiet window: it was sent before the stop, so it is answered.
+    const stopped = transport.finishAfterInput(() => new Promise<void>((resolve) => setImmediate(resolve)));
+    await new Promise((resolve) => setTimeout(resolve, QUIET_AFTER_STOP_MS / 2));
+    input.write(
+      JSON.stringify({ jsonrpc: "2.0", id: "late", method: "server/discover", params: { _meta: META } }),
+    );
+    input.write("\n");
+    await stopped;
+    await transport.closed;
+    assert.deepEqual(written.trim().split("\n").map((line) => JSON.parse(line).id), ["late"]);
+  } finally {
+    root.cleanup();
   }
 });

@@ -310,3 +310,30 @@ test("after a stop signal, a request still arriving in the quiet window is answe
     root.cleanup();
   }
 });
+
+test("after a stop signal, a client that keeps writing slowly cannot keep the transport open", async () => {
+  const root = makeRoot({ "a.txt": "a\n" });
+  const results = new ResultLines();
+  const [input, output] = [new PassThrough(), new PassThrough()];
+  let written = "";
+  output.on("data", (chunk: Buffer) => (written += chunk.toString("utf8")));
+  const transport = new StdioTransport(input, output, results, () => {});
+  await buildServer(openRoot({ root: root.path, include: ["**"] }), undefined, results).connect(transport);
+  let sent = 0;
+  const request = () =>
+    JSON.stringify({ jsonrpc: "2.0", id: sent++, method: "server/discover", params: { _meta: META } }) + "\n";
+  const trickle = setInterval(() => input.write(request()), QUIET_AFTER_STOP_MS / 3);
+  const guard = setTimeout(() => input.destroy(), 120_000); // liveness only: ends a hung test, not a time limit
+  try {
+    await transport.finishAfterInput(() => new Promise<void>((resolve) => setImmediate(resolve)));
+    await transport.closed;
+    // Every request taken in is answered; the input stops at the first gap longer than two turns, however
+    // often the client writes (1 MiB at most, otherwise).
+    const answered = written.trim().split("\n").filter(Boolean).length;
+    assert.ok(answered <= 2, `${answered} answered of ${sent} written`);
+  } finally {
+    clearInterval(trickle);
+    clearTimeout(guard);
+    root.cleanup();
+  }
+});

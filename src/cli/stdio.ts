@@ -21,9 +21,9 @@ const MAX_LINE_BYTES = 16 * 1024 * 1024;
 export const MAX_INPUT_AFTER_STOP = 1024 * 1024;
 
 /**
- * After SIGTERM or SIGINT, input is taken in until none came for this long: a request written before the
+ * After SIGTERM or SIGINT, while no input came since, it is waited for this long: a request written before the
  * signal may still wait in the pipe (on Deno the first read of stdin took more than two input turns, one
- * start-up signal in 20).
+ * start-up signal in 20). Once some comes, input is taken in only while it keeps coming.
  */
 export const QUIET_AFTER_STOP_MS = 20;
 
@@ -90,18 +90,17 @@ export class StdioTransport implements Transport {
     if (this.#draining) return this.finish(); // a second signal: at once
     this.#draining = true;
     const limit = this.#bytesIn + MAX_INPUT_AFTER_STOP;
-    // Until two turns in a row bring none (on Deno a turn's timer may fire before a read that completed) and
-    // none came for `QUIET_AFTER_STOP_MS` (Deno's first read of stdin can take longer than two turns).
-    for (let idle = 0, quietFrom = performance.now(); !this.#finishing && this.#bytesIn < limit;) {
+    const stoppedAt = this.#bytesIn;
+    const began = performance.now();
+    // Until two turns in a row bring none (on Deno a turn's timer may fire before a read that completed); while
+    // none came since the stop, for `QUIET_AFTER_STOP_MS` at least (Deno's first read of stdin can take longer).
+    for (let idle = 0; !this.#finishing && this.#bytesIn < limit;) {
       const seen = this.#bytesIn;
       await turn();
-      if (this.#bytesIn !== seen) {
-        idle = 0;
-        quietFrom = performance.now();
-      } else if (++idle >= 2) {
-        if (performance.now() - quietFrom >= QUIET_AFTER_STOP_MS) break;
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
+      idle = this.#bytesIn === seen ? idle + 1 : 0;
+      if (idle < 2) continue;
+      if (this.#bytesIn !== stoppedAt || performance.now() - began >= QUIET_AFTER_STOP_MS) break;
+      await new Promise((resolve) => setTimeout(resolve, 5));
     }
     this.finish();
   };

@@ -21,11 +21,13 @@ const MAX_LINE_BYTES = 16 * 1024 * 1024;
 export const MAX_INPUT_AFTER_STOP = 1024 * 1024;
 
 /**
- * After SIGTERM or SIGINT, while no input came since, it is waited for this long: a request written before the
- * signal may still wait in the pipe (on Deno the first read of stdin took more than two input turns, one
- * start-up signal in 20). Once some comes, input is taken in only while it keeps coming.
+ * After SIGTERM or SIGINT, input is taken in until none came while the server waited this long, idle: requests
+ * written before the signal may still wait in the pipe (on Deno a read of stdin came later than two input
+ * turns: at a start-up signal one run in 20, and after a 64 KiB chunk whose requests kept the loop busy). A
+ * client that keeps writing is bounded by `MAX_INPUT_AFTER_STOP`.
  */
 export const QUIET_AFTER_STOP_MS = 20;
+const QUIET_STEP_MS = 5;
 
 /** A JSON-RPC transport over a pair of byte streams that answers everything it received before it closes. */
 export class StdioTransport implements Transport {
@@ -90,17 +92,20 @@ export class StdioTransport implements Transport {
     if (this.#draining) return this.finish(); // a second signal: at once
     this.#draining = true;
     const limit = this.#bytesIn + MAX_INPUT_AFTER_STOP;
-    const stoppedAt = this.#bytesIn;
-    const began = performance.now();
-    // Until two turns in a row bring none (on Deno a turn's timer may fire before a read that completed); while
-    // none came since the stop, for `QUIET_AFTER_STOP_MS` at least (Deno's first read of stdin can take longer).
-    for (let idle = 0; !this.#finishing && this.#bytesIn < limit;) {
+    // Until two turns in a row bring none (on Deno a turn's timer may fire before a read that completed), then
+    // waits, while none comes, for `QUIET_AFTER_STOP_MS` in all: time the loop spends answering does not count,
+    // since a runtime may read the next chunk only once the last one was handed over.
+    for (let idle = 0, waited = 0; !this.#finishing && this.#bytesIn < limit;) {
       const seen = this.#bytesIn;
       await turn();
-      idle = this.#bytesIn === seen ? idle + 1 : 0;
-      if (idle < 2) continue;
-      if (this.#bytesIn !== stoppedAt || performance.now() - began >= QUIET_AFTER_STOP_MS) break;
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      if (this.#bytesIn !== seen) {
+        idle = 0;
+        waited = 0;
+      } else if (++idle >= 2) {
+        if (waited >= QUIET_AFTER_STOP_MS) break;
+        await new Promise((resolve) => setTimeout(resolve, QUIET_STEP_MS));
+        waited += QUIET_STEP_MS;
+      }
     }
     this.finish();
   };

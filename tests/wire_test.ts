@@ -286,7 +286,11 @@ test("every line the binary writes is JSON.stringify of its own parse, read page
   }
 });
 
-test("after a stop signal, a request still arriving in the quiet window is answered, then the transport closes", async () => {
+/**
+ * A transport serving a fresh root over in-memory streams, stopped as at a signal (its turns immediates) while
+ * `feed` sends discover requests by id; the ids answered, once it closed.
+ */
+async function answeredAfterStop(feed: (send: (id: string) => void) => Promise<void>): Promise<string[]> {
   const root = makeRoot({ "a.txt": "a\n" });
   const results = new ResultLines();
   const [input, output] = [new PassThrough(), new PassThrough()];
@@ -294,44 +298,40 @@ test("after a stop signal, a request still arriving in the quiet window is answe
   output.on("data", (chunk: Buffer) => (written += chunk.toString("utf8")));
   const transport = new StdioTransport(input, output, results, () => {});
   await buildServer(openRoot({ root: root.path, include: ["**"] }), undefined, results).connect(transport);
-  try {
-    // The stop comes first; the request only after a pause longer than two turns (a runtime slow to hand over
-    // its first read), but inside the quiet window: it was sent before the stop, so it is answered.
-    const stopped = transport.finishAfterInput(() => new Promise<void>((resolve) => setImmediate(resolve)));
-    await new Promise((resolve) => setTimeout(resolve, QUIET_AFTER_STOP_MS / 2));
+  const send = (id: string) =>
     input.write(
-      JSON.stringify({ jsonrpc: "2.0", id: "late", method: "server/discover", params: { _meta: META } }),
+      JSON.stringify({ jsonrpc: "2.0", id, method: "server/discover", params: { _meta: META } }) + "\n",
     );
-    input.write("\n");
+  try {
+    const stopped = transport.finishAfterInput(() => new Promise<void>((resolve) => setImmediate(resolve)));
+    await feed(send);
     await stopped;
     await transport.closed;
-    assert.deepEqual(written.trim().split("\n").map((line) => JSON.parse(line).id), ["late"]);
+    return written.trim().split("\n").map((line) => JSON.parse(line).id);
   } finally {
     root.cleanup();
   }
+}
+
+const halfQuietWindow = () => new Promise((resolve) => setTimeout(resolve, QUIET_AFTER_STOP_MS / 2));
+
+test("after a stop signal, a request still arriving in the quiet window is answered, then the transport closes", async () => {
+  // The stop comes first; the request only after a pause longer than two turns (a runtime slow to hand over
+  // its first read), but inside the quiet window: it was sent before the stop, so it is answered.
+  const answered = await answeredAfterStop(async (send) => {
+    await halfQuietWindow();
+    send("late");
+  });
+  assert.deepEqual(answered, ["late"]);
 });
 
 test("after a stop signal, input that comes in reads apart, later than two turns, is all answered", async () => {
-  const root = makeRoot({ "a.txt": "a\n" });
-  const results = new ResultLines();
-  const [input, output] = [new PassThrough(), new PassThrough()];
-  let written = "";
-  output.on("data", (chunk: Buffer) => (written += chunk.toString("utf8")));
-  const transport = new StdioTransport(input, output, results, () => {});
-  await buildServer(openRoot({ root: root.path, include: ["**"] }), undefined, results).connect(transport);
-  const request = (id: string) =>
-    JSON.stringify({ jsonrpc: "2.0", id, method: "server/discover", params: { _meta: META } }) + "\n";
-  try {
-    // A runtime may hand over a batch sent before the stop in reads some milliseconds apart: after the first
-    // read, input is still taken in until none came for the quiet window, not only for two turns.
-    const stopped = transport.finishAfterInput(() => new Promise<void>((resolve) => setImmediate(resolve)));
-    input.write(request("first"));
-    await new Promise((resolve) => setTimeout(resolve, QUIET_AFTER_STOP_MS / 2));
-    input.write(request("second"));
-    await stopped;
-    await transport.closed;
-    assert.deepEqual(written.trim().split("\n").map((line) => JSON.parse(line).id), ["first", "second"]);
-  } finally {
-    root.cleanup();
-  }
+  // A runtime may hand over a batch sent before the stop in reads some milliseconds apart: after the first
+  // read, input is still taken in until none came for the quiet window, not only for two turns.
+  const answered = await answeredAfterStop(async (send) => {
+    send("first");
+    await halfQuietWindow();
+    send("second");
+  });
+  assert.deepEqual(answered, ["first", "second"]);
 });

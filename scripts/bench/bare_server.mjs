@@ -112,36 +112,20 @@ let searchRead; // what a read's bytes go through in the call being replayed, if
 let matches = 0; // kept, so that no engine may drop the search as unused
 
 // A searching replay yields as the server's scan must (the contract: every ~10 ms of work), in the turns
-// the runtime's port names (`Pacer` in `src/pacing.ts`): two immediates on Node; on Deno, whose loop reads
-// input only in a turn that waits for an event, two messages through fresh channels, and every fourth
-// pause a fresh timer and an immediate instead.
+// the runtime's port names: two immediates on Node; on Deno the server's own `Pacer` turns
+// (`src/pacing.ts`): quick ones, and every `PATIENT_PAUSE_EVERY`th the patient one.
 const YIELD_EVERY_MS = 10;
-const PATIENT_PAUSE_EVERY = 4;
 const immediate = () => new Promise((resolve) => setImmediate(resolve));
-const message = () =>
-  new Promise((resolve) => {
-    const { port1, port2 } = new MessageChannel();
-    port1.onmessage = () => {
-      port1.close();
-      port2.close();
-      resolve();
-    };
-    port2.postMessage(null);
-  });
-const inputTurn = typeof Deno === "undefined"
+const pacing = byteSearch && typeof Deno !== "undefined" ? await import("../../src/pacing.ts") : undefined;
+const inputTurn = pacing === undefined
   ? async () => {
     await immediate();
     await immediate();
   }
-  : async (pause) => {
-    if (pause % PATIENT_PAUSE_EVERY === 0) {
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      await immediate();
-    } else {
-      await message();
-      await message();
-    }
-  };
+  : (() => {
+    const [quick, patient] = [pacing.quickTurnFor({}), pacing.inputTurnFor({})];
+    return (pause) => (pause % pacing.PATIENT_PAUSE_EVERY === 0 ? patient : quick)();
+  })();
 
 /** A recorded path (relative, `""` for the root) under the root given. */
 const under = (rel) => rel === "" ? target : `${target}/${rel}`;

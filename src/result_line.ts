@@ -37,7 +37,10 @@ function twiceSize({ json, quoted }: Copies): number {
   return NON_ASCII.test(json) ? utf8Length(json) + utf8Length(quoted) : json.length + quoted.length;
 }
 
-/** The exact byte length of the JSON-RPC line that carries `structured`. */
+/**
+ * The exact byte length of the JSON-RPC line that carries `structured`, its newline included: the ceiling
+ * bounds what goes down the pipe, however a client counts it.
+ */
 export function encodedSize({ requestId, serverInfo }: Envelope, structured: object): number {
   const line = {
     result: {
@@ -51,8 +54,8 @@ export function encodedSize({ requestId, serverInfo }: Envelope, structured: obj
   };
   const copies = copiesOf(structured);
   measured.set(structured, copies);
-  // The envelope less its stand-ins for the two copies (an empty text and a 0: 3 bytes), plus the copies.
-  return utf8Length(JSON.stringify(line)) - 3 + twiceSize(copies);
+  // The envelope less its stand-ins for the two copies (an empty text and a 0: 3 bytes), the copies, the `\n`.
+  return utf8Length(JSON.stringify(line)) - 3 + twiceSize(copies) + 1;
 }
 
 /** What one item adds to a page, the same on any page: its JSON twice, and a comma in each copy. */

@@ -137,7 +137,7 @@ async function checkLongest(
       serverInfo: response.result._meta["io.modelcontextprotocol/serverInfo"],
     };
     const size = encodedSize(envelope, page);
-    assert.equal(size, Buffer.byteLength(server.lines.at(-1)!), "encodedSize is the line's length");
+    assert.equal(size, Buffer.byteLength(`${server.lines.at(-1)!}\n`), "encodedSize is the line's length");
     assert.ok(size <= max, `a ${size}-byte line under a ${max}-byte ceiling`);
     const items: { byte_offset: number; text: string }[] = page.items;
     assert.ok(items.length > 0 || file.length === 0);

@@ -228,7 +228,7 @@ function lineFor(server: Server, id: string | number): string {
   return line;
 }
 
-test(`${RUNTIME}: encodedSize is the byte length of the line the server writes`, async () => {
+test(`${RUNTIME}: encodedSize is the byte length of the line the server writes, its newline included`, async () => {
   const content = 'tab\there "quotes" \\ back\u2028sep \u0001 \u00e9\u20ac\u{1f600} \ue000\n'.repeat(20);
   const files = {
     'caf\u00e9 "x".txt': content,
@@ -264,7 +264,7 @@ test(`${RUNTIME}: encodedSize is the byte length of the line the server writes`,
         JSON.stringify(structured),
         `${name}: text block`,
       );
-      assert.equal(encodedSize(envelope, structured), Buffer.byteLength(line), `${name}: ${line}`);
+      assert.equal(encodedSize(envelope, structured), Buffer.byteLength(`${line}\n`), `${name}: ${line}`);
     }
   });
 });

@@ -6,7 +6,6 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import { createHash } from "node:crypto";
 import { compareBytewise } from "./bytes.ts";
 import { Digest } from "./hashing.ts";
 
@@ -175,7 +174,6 @@ export class Tree {
   readonly children: readonly (Tree | null)[];
   /** Served files in this subtree. */
   readonly count: number;
-  #digest: string | undefined;
 
   constructor(listing: Listing, children: readonly (Tree | null)[]) {
     this.listing = listing;
@@ -183,28 +181,6 @@ export class Tree {
     let count = listing.files;
     for (const child of children) if (child) count += child.count;
     this.count = count;
-  }
-
-  /**
-   * SHA-256 over the served paths of this subtree, from the children's digests: `name\0` per file and
-   * `name/<digest>\0` per subdirectory with something served, in order; it changes exactly when they do.
-   */
-  get digest(): string {
-    if (this.#digest === undefined) {
-      const { text, starts, subdirAt } = this.listing;
-      const hash = createHash("sha256");
-      let from = 0;
-      subdirAt.forEach((i, k) => {
-        hash.update(text.subarray(from, starts[i]));
-        const child = this.children[k];
-        if (child?.count) {
-          hash.update(text.subarray(starts[i], starts[i + 1] - 1)).update(`${child.digest}\0`);
-        }
-        from = starts[i + 1];
-      });
-      this.#digest = hash.update(text.subarray(from)).digest("hex");
-    }
-    return this.#digest;
   }
 
   /** The served file paths of this subtree, bytewise; `prefix` is its directory's path and `/`, or `""`. */

@@ -2,19 +2,55 @@
  * The path search behind `search_files`: the served paths of a validated `Tree` that contain a query and
  * come after a position, bytewise, until one match past the page. What lies before the position is skipped
  * by binary search; a run of file names is searched with one native byte search over the listing's text.
+ * Also the digest of every match, which a `search_files` cursor binds.
  *
  * @module
  */
 import { Buffer } from "node:buffer";
+import { Digest } from "./hashing.ts";
 import { firstIndex, type Listing, type Tree } from "./listing.ts";
+import { type Pacer, PATHS_PER_CHECKPOINT } from "./pacing.ts";
 
 const LONE_SURROGATE = /\p{Surrogate}/u;
 
-/** A page of `search_files`: matching paths, whether more follow, and the digest of the root's served paths. */
+/** A page of `search_files`: matching paths, whether more follow, and the tree searched. */
 export interface Found {
   readonly paths: string[];
   readonly more: boolean;
-  readonly state: string;
+  readonly tree: Tree;
+}
+
+/** Queries whose match digest a tree keeps (`matchesDigest`): a few traversals interleaved. */
+const DIGESTS_PER_TREE = 8;
+const matchDigests = new WeakMap<Tree, Map<string, string>>();
+
+/**
+ * SHA-256 hex of the served paths of `tree` (the root's) that contain `query`, one `<path>\n` each: the state
+ * a `search_files` cursor binds, since a path that does not match changes no page. Searched
+ * `PATHS_PER_CHECKPOINT` matches at a time, with a checkpoint between (the tree is immutable), and kept with
+ * the tree, so the next page of an unchanged root does not search it again.
+ */
+export async function matchesDigest(
+  tree: Tree,
+  query: string,
+  pacer: Pick<Pacer, "checkpoint">,
+): Promise<string> {
+  const known = matchDigests.get(tree)?.get(query);
+  if (known !== undefined) return known;
+  const digest = new Digest();
+  let after: string | undefined;
+  for (;;) {
+    const { paths, more } = new Search(query, PATHS_PER_CHECKPOINT).run(tree, after);
+    if (paths.length > 0) digest.text(`${paths.join("\n")}\n`);
+    if (!more) break;
+    after = paths.at(-1);
+    await pacer.checkpoint();
+  }
+  const hex = digest.hex();
+  const kept = matchDigests.get(tree) ?? new Map<string, string>(); // as now: other calls ran meanwhile
+  if (kept.size >= DIGESTS_PER_TREE) kept.delete(kept.keys().next().value!); // the oldest
+  matchDigests.set(tree, kept.set(query, hex));
+  return hex;
 }
 
 /** One page of a path search: at most `max` matches. */
@@ -39,7 +75,7 @@ export class Search {
     if (!this.#query.includes("\0") && !LONE_SURROGATE.test(this.#query)) {
       this.#walk(tree, "", after === undefined ? undefined : Buffer.from(after, "utf8"), 0, false);
     }
-    return { paths: this.#paths, more: this.#more, state: tree.digest };
+    return { paths: this.#paths, more: this.#more, tree };
   }
 
   /**

@@ -219,7 +219,7 @@ export class Root {
   }
 
   /**
-   * Up to `max` served paths containing `query` after `after`, and the digest of all served paths.
+   * Up to `max` served paths containing `query` after `after`, and the validated tree they were found in.
    * @internal
    */
   find(query: string, after: string | undefined, max: number): Found {

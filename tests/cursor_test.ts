@@ -230,12 +230,45 @@ test(`${RUNTIME}: list_directory and search_files cursors see entries, not bytes
     writeFileSync(at("d1/empty/z.txt"), "z");
     assert.equal(await refusal(server, "list_directory", list, listCursor), STALE);
 
-    // A served file elsewhere changes the listing of d1 not at all, but the path set of search_files.
+    // A served file elsewhere changes the listing of d1 not at all, but the matches of search_files.
     listCursor = await firstCursor(server, "list_directory", list);
     findCursor = await firstCursor(server, "search_files", find);
     writeFileSync(at("d2/new.txt"), "n");
     await accepted(server, "list_directory", list, listCursor);
     assert.equal(await refusal(server, "search_files", find, findCursor), STALE);
+  });
+});
+
+test(`${RUNTIME}: a search_files cursor binds the paths that match its query, not the others`, async () => {
+  await withServer(FILES, ["--include", "**"], async (server, root) => {
+    const at = (rel: string) => join(root.path, rel);
+    const find = { query: "a.t" }; // d1/a.txt and d2/a.txt
+    let cursor = await firstCursor(server, "search_files", find);
+
+    // Served paths that do not match, added, removed or renamed anywhere: the traversal completes.
+    writeFileSync(at("d1/new.md"), "n");
+    writeFileSync(at("aaa.md"), "n");
+    mkdirSync(at("d3"));
+    writeFileSync(at("d3/x.txt"), "n");
+    rmSync(at("d1/b.txt"));
+    renameSync(at("d2/b.txt"), at("d2/bb.txt"));
+    await accepted(server, "search_files", find, cursor);
+    const rest = await traverse(server, "search_files", { ...find, cursor });
+    assert.deepEqual(rest.items.map((i) => i.path), ["d2/a.txt"]);
+
+    // A match added before or after the position, removed, or renamed: refused.
+    for (
+      const change of [
+        () => writeFileSync(at("0a.txt"), "n"),
+        () => writeFileSync(at("d3/a.txt"), "n"),
+        () => rmSync(at("d2/a.txt")),
+        () => renameSync(at("d3/a.txt"), at("d3/aa.txt")),
+      ]
+    ) {
+      cursor = await firstCursor(server, "search_files", find);
+      change();
+      assert.equal(await refusal(server, "search_files", find, cursor), STALE, String(change));
+    }
   });
 });
 

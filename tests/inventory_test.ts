@@ -14,6 +14,7 @@ import fc from "fast-check";
 import { makeRoot } from "./_harness.ts";
 import { compareBytewise } from "../src/bytes.ts";
 import { openRoot } from "../mod.ts";
+import { matchesDigest } from "../src/path_search.ts";
 
 /** Name parts whose orders disagree: `-` and `.` sort before `/`, U+E000 before an astral pair in UTF-16 only. */
 const PARTS = ["a", "b", "a-", "a.", "A", "é", "😀", "\uE000", "iris", "-"];
@@ -86,29 +87,32 @@ test("inventory: files, searches from any position and directory entries match a
   );
 });
 
-test("inventory: the search state changes exactly when a served path is added or removed", () => {
+test("inventory: the search state changes exactly when a matching served path is added or removed", async () => {
   const temp = makeRoot({ "a/b/one.txt": "1", "a/two.txt": "2", "c/three.txt": "3", "skip/x.secret": "s" });
   try {
     const root = openRoot({ root: temp.path, include: ["**"], exclude: ["**/*.secret"] });
-    const state = () => root.find("t", undefined, 1).state;
-    const first = state();
-    assert.equal(state(), first, "unchanged tree, same state");
+    const pacer = { checkpoint: () => Promise.resolve(false) };
+    const state = () => matchesDigest(root.find(".txt", undefined, 1).tree, ".txt", pacer);
+    const first = await state();
+    assert.equal(await state(), first, "unchanged tree, same state");
     writeFileSync(join(temp.path, "a/b/one.txt"), "edited bytes");
-    assert.equal(state(), first, "a content edit keeps the path set");
+    assert.equal(await state(), first, "a content edit keeps the path set");
     mkdirSync(join(temp.path, "a/b/empty"));
-    assert.equal(state(), first, "an empty directory serves nothing");
+    assert.equal(await state(), first, "an empty directory serves nothing");
     writeFileSync(join(temp.path, "skip/y.secret"), "s");
-    assert.equal(state(), first, "an excluded file is not served");
+    assert.equal(await state(), first, "an excluded file is not served");
+    writeFileSync(join(temp.path, "a/b/other.md"), "m");
+    assert.equal(await state(), first, "a served file that does not match");
     assert.equal(root.hasServed("a/b/empty"), false);
     writeFileSync(join(temp.path, "a/b/empty/new.txt"), "n");
-    const added = state();
-    assert.notEqual(added, first, "a new file deep in the tree");
+    const added = await state();
+    assert.notEqual(added, first, "a new match deep in the tree");
     assert.equal(root.hasServed("a/b/empty"), true);
     unlinkSync(join(temp.path, "a/b/empty/new.txt"));
-    assert.equal(state(), first, "removed again: the same set as at first");
+    assert.equal(await state(), first, "removed again: the same set as at first");
     rmSync(join(temp.path, "c"), { recursive: true });
-    assert.notEqual(state(), first, "a removed directory removes its files");
-    assert.deepEqual([...(root.subtree("")?.files("") ?? [])], ["a/b/one.txt", "a/two.txt"]);
+    assert.notEqual(await state(), first, "a removed directory removes its files");
+    assert.deepEqual([...(root.subtree("")?.files("") ?? [])], ["a/b/one.txt", "a/b/other.md", "a/two.txt"]);
   } finally {
     temp.cleanup();
   }

@@ -26,7 +26,9 @@ import { fitPage, type Page } from "../src/page.ts";
 import { encodedSize, type Envelope } from "../src/result_line.ts";
 import { SERVER_NAME, VERSION } from "../src/version.ts";
 import { Listing, Tree } from "../src/listing.ts";
-import { filesOf, PATHS_PER_CHECKPOINT, pathsDigest } from "../src/search/scope.ts";
+import { filesOf, pathsDigest } from "../src/search/scope.ts";
+import { PATHS_PER_CHECKPOINT } from "../src/pacing.ts";
+import { matchesDigest } from "../src/path_search.ts";
 import { createHash } from "node:crypto";
 
 /** One character from each UTF-8 length class, the UTF-16 order traps included. */
@@ -463,4 +465,32 @@ test("a search's scope is listed and hashed with a checkpoint every PATHS_PER_CH
   assert.equal(digest, createHash("sha256").update(`${files.join("\n")}\n`).digest("hex"));
   assert.equal(checkpoints, Math.ceil(expected.length / PATHS_PER_CHECKPOINT));
   assert.equal(await pathsDigest([], pacer), createHash("sha256").update("").digest("hex"));
+});
+
+test("search_files hashes the matches of its query a checkpoint every PATHS_PER_CHECKPOINT, once per tree", async () => {
+  const names = Array.from(
+    { length: 2 * PATHS_PER_CHECKPOINT + 100 },
+    (_, i) => `f${i}.${i % 3 ? "txt" : "md"}`,
+  );
+  const sub = new Tree(new Listing(["x.txt", "y.md"]), []);
+  const tree = new Tree(new Listing([...names, "sub/"]), [sub]);
+  const all = [...names, "sub/x.txt", "sub/y.md"].sort(compareBytewise);
+  let checkpoints = 0;
+  const pacer = { checkpoint: () => Promise.resolve(++checkpoints > 0) };
+  for (const query of [".txt", "/", "nothing"]) {
+    checkpoints = 0;
+    const matches = all.filter((p) => p.includes(query));
+    const hex = await matchesDigest(tree, query, pacer);
+    const lines = matches.length === 0 ? "" : `${matches.join("\n")}\n`;
+    assert.equal(hex, createHash("sha256").update(lines).digest("hex"), query);
+    assert.equal(checkpoints, Math.max(0, Math.ceil(matches.length / PATHS_PER_CHECKPOINT) - 1), query);
+    checkpoints = 0;
+    assert.equal(await matchesDigest(tree, query, pacer), hex, `${query}, again`);
+    assert.equal(checkpoints, 0, `${query}: kept with the tree`);
+  }
+  // Another tree with the same paths hashes them again, to the same digest.
+  assert.equal(
+    await matchesDigest(new Tree(tree.listing, tree.children), ".txt", pacer),
+    await matchesDigest(tree, ".txt", pacer),
+  );
 });

@@ -7,15 +7,9 @@
 import { admit, notServed, refusal } from "../confine.ts";
 import { Digest } from "../hashing.ts";
 import type { Tree } from "../listing.ts";
-import type { Pacer } from "../pacing.ts";
+import { type Pacer, PATHS_PER_CHECKPOINT } from "../pacing.ts";
 import { parentOf } from "../paths.ts";
 import type { Root } from "../root.ts";
-
-/**
- * Paths listed or hashed between two checkpoints of the call: the scope of a root of 1,000,000 files, listed
- * and hashed at once, held input for 0.4–0.8 s.
- */
-export const PATHS_PER_CHECKPOINT = 4_096;
 
 /** What `scopeFiles` finds: the files in path order, and whether the scope named one file. */
 export interface ScopeFiles {

@@ -1,7 +1,7 @@
 /**
  * `search_files`: served file paths containing a literal substring, by path,
- * bytewise. Content-blind: no file is opened. Cursor state: the served paths
- * of the whole root. content_hash framing: one line `<path>\n` per item.
+ * bytewise. Content-blind: no file is opened. Cursor state: every served path
+ * of the root that contains the query (`matchesDigest`). content_hash framing: one line `<path>\n` per item.
  *
  * @module
  */
@@ -11,6 +11,7 @@ import { assertState } from "../cursor.ts";
 import { Digest } from "../hashing.ts";
 import { fitPage, pageSchema } from "../page.ts";
 import { Pacer } from "../pacing.ts";
+import { matchesDigest } from "../path_search.ts";
 import { argumentsSchema, checkQuery, pageCap, pagingArgs, queryArg, READ_ONLY, type Tool } from "./tool.ts";
 
 const item = z.object({ path: z.string().describe("Relative to the root.") });
@@ -45,7 +46,8 @@ export const searchFiles: Tool<typeof inputSchema, ReturnType<typeof pageSchema<
     ).catch((error) => {
       throw refusal(error, ""); // the root itself unreadable: `permission denied: the root`, as the others say
     });
-    if (claims) assertState(claims, found.state);
+    const state = await matchesDigest(found.tree, query, pacer); // of the page's own tree
+    if (claims) assertState(claims, state);
     const candidates = found.paths.map((path) => ({ path }));
 
     const page = fitPage(ctx, candidates, (n) => {
@@ -53,9 +55,7 @@ export const searchFiles: Tool<typeof inputSchema, ReturnType<typeof pageSchema<
       const done = n === candidates.length && !found.more;
       return {
         items,
-        next_cursor: done
-          ? null
-          : ctx.cursors.issue(NAME, args, found.state, items.at(-1)?.path ?? after ?? ""),
+        next_cursor: done ? null : ctx.cursors.issue(NAME, args, state, items.at(-1)?.path ?? after ?? ""),
         content_hash: new Digest().text(items.map((i) => `${i.path}\n`).join("")).contentHash(),
       };
     });

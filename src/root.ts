@@ -508,8 +508,10 @@ export class Root {
     if (!(error instanceof FsError)) throw error;
     const cached = this.#cache.get(dir);
     if (cached) this.#forget(dir, cached);
-    // Removed or replaced while it was read: gone, like a directory the lstat did not find.
-    if (checked || error.code === "not_found" || error.code === "not_directory") return null;
+    // Removed or replaced while it was read: gone, like a directory the lstat did not find; the root, moved.
+    const gone = error.code === "not_found" || error.code === "not_directory";
+    if (gone && dir === "") throw new ToolError(ROOT_MOVED_MESSAGE);
+    if (checked || gone) return null;
     throw error;
   }
 
@@ -541,6 +543,7 @@ export class Root {
 
   /** Caches a read's listing under the identity it was read under; `null` for none. */
   #store(dir: string, read: Read): CachedDir | null {
+    if (read === null && dir === "") throw new ToolError(ROOT_MOVED_MESSAGE); // another directory by the end
     if (read === null) return null;
     const { listing, seen: { info, now } } = read;
     // The later of ctime and mtime. Deno reports ctime in whole seconds (mtime in milliseconds), and a chmod

@@ -143,3 +143,29 @@ for (const [how, move] of MOVES) {
     });
   });
 }
+
+// The root swapped away and back while a call reads it: its read fails, and the pin holds again after.
+for (const [tool, args] of CALLS.slice(0, 3)) {
+  for (const code of ["not_found", "not_directory"] as const) {
+    test(`${RUNTIME}: a root whose read finds it gone (${code}) refuses ${tool} as moved, not as empty`, async () => {
+      const fake = new ScriptedPort({ "a.txt": "a\n", "d/c.txt": "c\n" });
+      fake.before("readDir", "", fail(code));
+      await serve(fake, async (server) => {
+        assert.equal(toolErrorText(await server.call(tool, args)), ROOT_MOVED_MESSAGE);
+        assert.deepEqual(structured(await server.call(tool, args)).items.length > 0, true, "then served");
+      });
+    });
+  }
+}
+
+test(`${RUNTIME}: a write whose target is removed while it is checked says so, not that the name is spelt otherwise`, async () => {
+  const fake = new ScriptedPort({ "a.txt": "a\n" });
+  fake.after("lstat", "a.txt", () => fake.erase("a.txt"));
+  await serve(fake, async (server) => {
+    assert.equal(
+      toolErrorText(await server.call("write_text_file", { path: "a.txt", content: "new\n" })),
+      "a.txt changed while it was checked; try again",
+    );
+    assert.equal(fake.calls.some((c) => c.startsWith("createExclusive")), false, "nothing written");
+  });
+});

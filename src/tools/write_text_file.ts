@@ -119,6 +119,8 @@ function unlistedTarget(root: Root, path: string): unknown {
   let kind;
   try {
     kind = root.listedKind(path);
+    // Listed under no name, and gone now: removed since the lstat, not reached under another spelling.
+    if (kind === null && root.lstat(path) === null) return changedMeanwhile(path);
   } catch (error) {
     return refusal(error, path);
   }
@@ -134,10 +136,14 @@ function unlistedTarget(root: Root, path: string): unknown {
         path,
       );
     case "file":
-      return new ToolError(`${path} changed while it was checked; try again`);
+      return changedMeanwhile(path);
     default:
       return new ToolError(`${path} exists and is not a regular file`);
   }
+}
+
+function changedMeanwhile(path: string): ToolError {
+  return new ToolError(`${path} changed while it was checked; try again`);
 }
 
 function bytesText(n: number): string {

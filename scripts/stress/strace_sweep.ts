@@ -17,11 +17,11 @@ import { type Campaign, type CampaignOptions, orRefusal, Rng, Tally, tempDir, tr
 
 /**
  * The excludes; each excluded name holds a token no served path has, so a
- * trace line holding a token names an excluded path. `xb-*` is excluded
- * only below it (a trailing `**` matches one or more segments).
+ * trace line holding a token names an excluded path. The `xb-` exclude
+ * ends in a slash and `**`, so it covers the name `xb-...` itself too (README).
  */
 const EXCLUDES = ["**/xd-*", "*.xk", "sub/xf-*", "**/xb-*/**"];
-const LEAK = /xd-|\.xk|xf-|xb-[^/"]*\//;
+const LEAK = /xd-|\.xk|xf-|xb-/;
 
 /** Whether `strace` can trace a child here. */
 function straceWorks(): boolean {
@@ -82,7 +82,7 @@ async function run(options: CampaignOptions) {
         `sub/xf-${round}`,
       ];
       const kinds = names.map((name) => `${name}:${plant(root, name, rng)}`);
-      // `xb-*` itself would be served as a file name; what lies below it is excluded.
+      // Under `xb-*`, served names: excluded all the same, with the directory above them.
       mkdirSync(join(root, `xb-${round}`, "inner"), { recursive: true });
       writeFileSync(join(root, `xb-${round}`, "inner", "q.txt"), "MARK EXCLUDED-BYTES\n");
       writeFileSync(join(root, `xb-${round}`, "y.txt"), "MARK EXCLUDED-BYTES\n");
@@ -90,6 +90,7 @@ async function run(options: CampaignOptions) {
       const shapes = [
         ...excluded,
         ...excluded.flatMap((n) => [`${n}/child`, `${n}/child/x.txt`, `${n}/child/deeper/z`, `${n}/y.txt`]),
+        `xb-${round}`,
         `xb-${round}/inner`,
         `xb-${round}/inner/q.txt`,
         `xb-${round}/y.txt`,

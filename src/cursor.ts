@@ -1,7 +1,9 @@
 /**
- * Signed cursors, `<payload>.<mac>`: base64url of the tool's name, a digest of the traversal's arguments
- * (never `limit`), the digest of the state it depends on, and a position, joined by NUL (which no path
- * holds); the mac is HMAC-SHA-256 of the payload string under a per-process key, compared whole.
+ * Signed cursors, `<payload>.<mac>`: the payload is base64url of the digest of the state the traversal
+ * depends on (32 bytes) and the position (UTF-8); the mac is base64url of HMAC-SHA-256, under a per-process
+ * key, of the tool's name, a digest of the traversal's arguments (never `limit`) and the payload, compared
+ * whole. So a cursor is bound to its tool and arguments without carrying them: only the state and the
+ * position, which the next page needs, take room in a result (where a cursor appears twice).
  *
  * @module
  */
@@ -29,6 +31,9 @@ function maxCursorLength(maxPathBytes: number): number {
 /** A verified cursor: the digest of the state it was issued under, and where the traversal continues. */
 export type CursorClaims = { readonly state: string; readonly position: string };
 
+const STATE = /^[0-9a-f]{64}$/; // a state is a SHA-256 digest in hex
+const STATE_BYTES = 32;
+
 /** Issues and verifies the cursors of one process. */
 export class CursorCodec {
   readonly #key: Uint8Array;
@@ -44,14 +49,18 @@ export class CursorCodec {
     this.maxLength = maxCursorLength(maxPathBytes);
   }
 
-  #mac(payload: string): string {
-    return createHmac("sha256", this.#key).update(payload).digest("base64url");
+  // NUL: no tool name holds one, and the arguments' digest is hex.
+  #mac(tool: string, args: unknown, payload: string): string {
+    return createHmac("sha256", this.#key).update(`${tool}\0${argsDigest(args)}\0${payload}`).digest(
+      "base64url",
+    );
   }
 
-  /** Issues a cursor for `tool` with traversal arguments `args`. */
+  /** Issues a cursor for `tool` with traversal arguments `args`; `state` is a SHA-256 hex digest. */
   issue(tool: string, args: unknown, state: string, position: string): string {
-    const encoded = Buffer.from([tool, argsDigest(args), state, position].join("\0")).toString("base64url");
-    return `${encoded}.${this.#mac(encoded)}`;
+    if (!STATE.test(state)) throw new TypeError("a cursor's state must be a SHA-256 hex digest");
+    const payload = Buffer.concat([Buffer.from(state, "hex"), Buffer.from(position)]).toString("base64url");
+    return `${payload}.${this.#mac(tool, args, payload)}`;
   }
 
   /** Verifies a cursor for `tool` and `args`; throws `cursor is not valid` unless it was issued exactly so. */
@@ -60,14 +69,17 @@ export class CursorCodec {
     if (cursor.length > this.maxLength) throw invalid();
     const dot = cursor.indexOf(".");
     if (dot < 0) throw invalid();
-    const encoded = cursor.slice(0, dot);
+    const payload = cursor.slice(0, dot);
     const given = Buffer.from(cursor.slice(dot + 1));
-    const expected = Buffer.from(this.#mac(encoded));
+    const expected = Buffer.from(this.#mac(tool, args, payload));
     // Whole, so an edit even to the unused low bits of the last base64 character is refused.
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
-    const [t, a, state, ...position] = Buffer.from(encoded, "base64url").toString().split("\0");
-    if (t !== tool || a !== argsDigest(args)) throw invalid();
-    return { state, position: position.join("\0") };
+    const bytes = Buffer.from(payload, "base64url");
+    if (bytes.length < STATE_BYTES) throw invalid(); // signed, so never: a key's cursors are all issued here
+    return {
+      state: bytes.subarray(0, STATE_BYTES).toString("hex"),
+      position: bytes.subarray(STATE_BYTES).toString(),
+    };
   }
 }
 

@@ -273,19 +273,19 @@ test(`${RUNTIME}: encodedSize is the byte length of the line the server writes, 
 
 // ---------------------------------------------------------------- cursor.ts
 
+const STATE_1 = createHash("sha256").update("state 1").digest("hex");
+
 test("CursorCodec round-trips state and position for the same tool and arguments", () => {
   const codec = new CursorCodec();
   fc.assert(
     fc.property(
       fc.string({ minLength: 1, maxLength: 20 }),
       fc.jsonValue(),
-      fc.string({ maxLength: 64 }),
+      fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => Buffer.from(b).toString("hex")),
       fc.string({ maxLength: 64 }),
       (tool, args, state, position) => {
-        // A position is a string; a tool and a state hold no NUL (names and hex digests).
-        fc.pre(
-          !tool.includes("\0") && !state.includes("\0") && !/\p{Surrogate}/u.test(tool + state + position),
-        );
+        // A position is any well-formed string; a tool's name holds no NUL, and a state is a hex digest.
+        fc.pre(!tool.includes("\0") && !/\p{Surrogate}/u.test(tool + position));
         const cursor = codec.issue(tool, args, state, position);
         assert.deepEqual(codec.open(cursor, tool, args), { state, position });
       },
@@ -294,12 +294,25 @@ test("CursorCodec round-trips state and position for the same tool and arguments
   );
 });
 
+test("a cursor carries only its state, as 32 bytes, and its position; tool and arguments are in the mac", () => {
+  const codec = new CursorCodec();
+  const position = "docs/a-rather-long-name.md";
+  const cursor = codec.issue("search_files", { query: "docs/a-rather" }, STATE_1, position);
+  const [payload, mac] = cursor.split(".");
+  assert.deepEqual(
+    Buffer.from(payload, "base64url"),
+    Buffer.concat([Buffer.from(STATE_1, "hex"), Buffer.from(position)]),
+  );
+  assert.equal(mac.length, 43, "HMAC-SHA-256, whole");
+  assert.throws(() => codec.issue("search_files", {}, "not a digest", position), TypeError);
+});
+
 test("CursorCodec refuses a cursor from another codec, tool, arguments, or with any edit", () => {
   const codec = new CursorCodec();
   const args = { path: "docs", pattern: "**/*.md" };
-  const cursor = codec.issue("search_files", args, "state-1", "docs/a.md\u00003");
+  const cursor = codec.issue("search_files", args, STATE_1, "docs/a.md\u00003");
   assert.deepEqual(codec.open(cursor, "search_files", { ...args }), {
-    state: "state-1",
+    state: STATE_1,
     position: "docs/a.md\u00003",
   });
 
@@ -328,8 +341,8 @@ test("CursorCodec refuses a cursor from another codec, tool, arguments, or with 
 
   // Two codecs with the same key interoperate; the key is what binds a cursor to a process.
   const key = new Uint8Array(32).fill(7);
-  const issued = new CursorCodec(key).issue("t", {}, "s", "1");
-  assert.deepEqual(new CursorCodec(key).open(issued, "t", {}), { state: "s", position: "1" });
+  const issued = new CursorCodec(key).issue("t", {}, STATE_1, "1");
+  assert.deepEqual(new CursorCodec(key).open(issued, "t", {}), { state: STATE_1, position: "1" });
   assertToolError(
     () => new CursorCodec(new Uint8Array(32).fill(8)).open(issued, "t", {}),
     INVALID_CURSOR_MESSAGE,
@@ -339,14 +352,15 @@ test("CursorCodec refuses a cursor from another codec, tool, arguments, or with 
 test("assertState passes the bound state and refuses any other", () => {
   const codec = new CursorCodec();
   const claims = codec.open(
-    codec.issue("read_text_file", { path: "a" }, "dev:ino:5", "0"),
+    codec.issue("read_text_file", { path: "a" }, STATE_1, "0"),
     "read_text_file",
     {
       path: "a",
     },
   );
-  assert.equal(assertState(claims, "dev:ino:5"), undefined);
-  assertToolError(() => assertState(claims, "dev:ino:6"), STALE_CURSOR_MESSAGE);
+  assert.equal(assertState(claims, STATE_1), undefined);
+  const other = createHash("sha256").update("state 2").digest("hex");
+  assertToolError(() => assertState(claims, other), STALE_CURSOR_MESSAGE);
   assertToolError(() => assertState(claims, ""), STALE_CURSOR_MESSAGE);
 });
 

@@ -221,7 +221,7 @@ export class ServedEntries {
     return this.#listing.isDir(this.#order[i]);
   }
 
-  /** The digest a `list_directory` cursor binds: one line `<kind>\t<name>\n` per entry. */
+  /** The digest a `list_directory` cursor binds: `<kind>\t<name>` and a NUL per entry (a name may hold `\n`). */
   get state(): string {
     if (this.#state === undefined) { for (const _ of this.#hashRuns()); }
     return this.#state!;
@@ -238,7 +238,7 @@ export class ServedEntries {
     for (let from = 0; from < this.length; from += SORT_RUN) {
       let lines = "";
       for (let i = from; i < Math.min(from + SORT_RUN, this.length); i++) {
-        lines += `${this.isDir(i) ? "directory" : "file"}\t${this.name(i)}\n`;
+        lines += `${this.isDir(i) ? "directory" : "file"}\t${this.name(i)}\0`;
       }
       digest.text(lines);
       yield;

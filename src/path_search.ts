@@ -25,7 +25,7 @@ const DIGESTS_PER_TREE = 8;
 const matchDigests = new WeakMap<Tree, Map<string, string>>();
 
 /**
- * SHA-256 hex of the served paths of `tree` (the root's) that contain `query`, one `<path>\n` each: the state
+ * SHA-256 hex of the served paths of `tree` (the root's) that contain `query`, each ended by a NUL (no path holds one): the state
  * a `search_files` cursor binds, since a path that does not match changes no page. Searched
  * `PATHS_PER_CHECKPOINT` matches at a time, with a checkpoint between (the tree is immutable), and kept with
  * the tree, so the next page of an unchanged root does not search it again.
@@ -41,7 +41,7 @@ export async function matchesDigest(
   let after: string | undefined;
   for (;;) {
     const { paths, more } = new Search(query, PATHS_PER_CHECKPOINT).run(tree, after);
-    if (paths.length > 0) digest.text(`${paths.join("\n")}\n`);
+    if (paths.length > 0) digest.text(`${paths.join("\0")}\0`);
     if (!more) break;
     after = paths.at(-1);
     await pacer.checkpoint();

@@ -376,3 +376,21 @@ test(`${RUNTIME}: a cursor whose target went or changed kind is refused as stale
     }
   });
 });
+
+test(`${RUNTIME}: names holding a newline cannot make two listings or match sets look alike to a cursor`, async () => {
+  await withServer({ "ax": "a", "bx": "b" }, ["--include", "**"], async (server, root) => {
+    const at = (rel: string) => join(root.path, rel);
+    for (const [tool, args] of [["list_directory", {}], ["search_files", { query: "x" }]] as const) {
+      writeFileSync(at("ax"), "a");
+      writeFileSync(at("bx"), "b");
+      rmSync(at("ax\nfile\tbx"), { force: true });
+      rmSync(at("ax\nbx"), { force: true });
+      const cursor = await firstCursor(server, tool, args);
+      rmSync(at("ax"));
+      rmSync(at("bx"));
+      // Its one name is the two old ones joined as a digest of lines would join them.
+      writeFileSync(at(tool === "list_directory" ? "ax\nfile\tbx" : "ax\nbx"), "c");
+      assert.equal(await refusal(server, tool, args, cursor), STALE, tool);
+    }
+  });
+});

@@ -475,8 +475,8 @@ test("a search's scope is listed and hashed with a checkpoint every PATHS_PER_CH
   assert.equal(checkpoints, Math.floor(expected.length / PATHS_PER_CHECKPOINT));
   checkpoints = 0;
   const digest = await pathsDigest(files, pacer);
-  // The same bytes as the paths hashed at once: `<path>\n` each.
-  assert.equal(digest, createHash("sha256").update(`${files.join("\n")}\n`).digest("hex"));
+  // The same bytes as the paths hashed at once: each ended by a NUL.
+  assert.equal(digest, createHash("sha256").update(`${files.join("\0")}\0`).digest("hex"));
   assert.equal(checkpoints, Math.ceil(expected.length / PATHS_PER_CHECKPOINT));
   assert.equal(await pathsDigest([], pacer), createHash("sha256").update("").digest("hex"));
 });
@@ -495,7 +495,7 @@ test("search_files hashes the matches of its query a checkpoint every PATHS_PER_
     checkpoints = 0;
     const matches = all.filter((p) => p.includes(query));
     const hex = await matchesDigest(tree, query, pacer);
-    const lines = matches.length === 0 ? "" : `${matches.join("\n")}\n`;
+    const lines = matches.length === 0 ? "" : `${matches.join("\0")}\0`;
     assert.equal(hex, createHash("sha256").update(lines).digest("hex"), query);
     assert.equal(checkpoints, Math.max(0, Math.ceil(matches.length / PATHS_PER_CHECKPOINT) - 1), query);
     checkpoints = 0;

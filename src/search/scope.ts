@@ -58,14 +58,14 @@ export async function filesOf(
   return files;
 }
 
-/** SHA-256 hex of the paths, one `<path>\n` each, with checkpoints. */
+/** SHA-256 hex of the paths, each ended by a NUL (which no path holds, unlike a newline), with checkpoints. */
 export async function pathsDigest(
   files: readonly string[],
   pacer: Pick<Pacer, "checkpoint">,
 ): Promise<string> {
   const digest = new Digest();
   for (let at = 0; at < files.length; at += PATHS_PER_CHECKPOINT) {
-    digest.text(`${files.slice(at, at + PATHS_PER_CHECKPOINT).join("\n")}\n`);
+    digest.text(`${files.slice(at, at + PATHS_PER_CHECKPOINT).join("\0")}\0`);
     await pacer.checkpoint();
   }
   return digest.hex();

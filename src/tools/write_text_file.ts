@@ -119,8 +119,8 @@ function unlistedTarget(root: Root, path: string): unknown {
   let kind;
   try {
     kind = root.listedKind(path);
-    // Listed under no name, and gone now: removed since the lstat, not reached under another spelling.
-    if (kind === null && root.lstat(path) === null) return changedMeanwhile(path);
+    // Gone now: removed since the lstat, not reached under another spelling (or unknown in a big root).
+    if (kind !== "symlink" && kind !== "file" && root.lstat(path) === null) return changedMeanwhile(path);
   } catch (error) {
     return refusal(error, path);
   }

@@ -75,7 +75,7 @@ export class CursorCodec {
     // Whole, so an edit even to the unused low bits of the last base64 character is refused.
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
     const bytes = Buffer.from(payload, "base64url");
-    if (bytes.length < STATE_BYTES) throw invalid(); // signed, so never: a key's cursors are all issued here
+    if (bytes.length < STATE_BYTES) throw invalid(); // a guard: every cursor this key signed holds a state
     return {
       state: bytes.subarray(0, STATE_BYTES).toString("hex"),
       position: bytes.subarray(STATE_BYTES).toString(),

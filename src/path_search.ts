@@ -25,10 +25,10 @@ const DIGESTS_PER_TREE = 8;
 const matchDigests = new WeakMap<Tree, Map<string, string>>();
 
 /**
- * SHA-256 hex of the served paths of `tree` (the root's) that contain `query`, each ended by a NUL (no path holds one): the state
- * a `search_files` cursor binds, since a path that does not match changes no page. Searched
- * `PATHS_PER_CHECKPOINT` matches at a time, with a checkpoint between (the tree is immutable), and kept with
- * the tree, so the next page of an unchanged root does not search it again.
+ * SHA-256 hex of the served paths of `tree` (the root's) that contain `query`, each ended by a NUL (no path
+ * holds one): the state a `search_files` cursor binds, since a path that does not match changes no page.
+ * Searched `PATHS_PER_CHECKPOINT` matches at a time, with a checkpoint between (the tree is immutable), and
+ * kept with the tree, so the next page of an unchanged root does not search it again.
  */
 export async function matchesDigest(
   tree: Tree,

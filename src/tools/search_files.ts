@@ -1,7 +1,8 @@
 /**
  * `search_files`: served file paths containing a literal substring, by path,
  * bytewise. Content-blind: no file is opened. Cursor state: every served path
- * of the root that contains the query (`matchesDigest`). content_hash framing: one line `<path>\n` per item.
+ * of the root that contains the query (`matchesDigest`). content_hash
+ * framing: one line `<path>\n` per item.
  *
  * @module
  */

@@ -260,7 +260,7 @@ export class Root {
       // After a pause the directories above it may have been replaced: below one that was, none is read.
       if (at !== dir) {
         if (pausedSince() && dropReplaced(fresh, this.#replacedAbove(at, fresh))) continue;
-        if (parentOf(at) !== "" && !fresh.has(parentOf(at))) continue; // below one dropped
+        if (!fresh.has(parentOf(at))) continue; // below one dropped
       } else if (above && pausedSince() && this.#replacedAbove(at, above) !== undefined) continue;
       let entry: CachedDir | null = null;
       try {
@@ -270,7 +270,7 @@ export class Root {
         if (!(error instanceof FsError)) throw error;
       }
       if (entry === null) continue;
-      if (at !== "") fresh.set(at, entry); // the root is checked again by the walk: its pin
+      fresh.set(at, entry);
       if (left === 0) {
         // At its depth, the walk asks whether anything below is served (`#serves`): search that here too.
         await this.#servesPaced(at, entry, pacer, fresh, pausedSince);
@@ -518,7 +518,10 @@ export class Root {
   /** The cached entry of `dir` if it is still valid, else the identity to read it under. */
   #lookup(dir: string, cached: CachedDir | undefined): Lookup {
     if (this.#fresh) {
-      if (cached && this.#fresh.get(dir) === cached) return { valid: cached }; // validated by `walkPaced`
+      if (cached && this.#fresh.get(dir) === cached) { // validated by `walkPaced`
+        if (dir === "") this.#assertPinned(this.fs.lstat(this.path)); // a walk never starts from a root swapped in
+        return { valid: cached };
+      }
       // One it did not validate (a child it found gone, a hint another call moved): the directories above,
       // trusted without a system call, may have been replaced since, so the path must still run through them.
       if (this.#fresh.has(parentOf(dir)) && this.#replacedAbove(dir, this.#fresh) !== undefined) {

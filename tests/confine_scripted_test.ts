@@ -10,6 +10,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ROOT_MOVED_MESSAGE } from "../mod.ts";
 import { openRoot } from "../src/root.ts";
+import { FsError } from "../src/ports/fs_port.ts";
 import { RUNTIME, structured, toolErrorText } from "./_harness.ts";
 import { InProcessServer } from "./_inprocess.ts";
 import { fail, ScriptedPort } from "./_scripted_port.ts";
@@ -169,3 +170,23 @@ test(`${RUNTIME}: a write whose target is removed while it is checked says so, n
     assert.equal(fake.calls.some((c) => c.startsWith("createExclusive")), false, "nothing written");
   });
 });
+
+// A walk validates the root with the rest and then trusts it, so the root's pin is checked once more as the walk
+// starts: a directory it did not validate (`e`, whose read failed) would otherwise be looked up through a root
+// swapped in meanwhile.
+for (const [tool, args] of CALLS.slice(0, 3)) {
+  test(`${RUNTIME}: a root swapped while ${tool} validates its tree is refused before the walk looks through it`, async () => {
+    const fake = new ScriptedPort({ "d/x.txt": "x\n", "e/y.txt": "y\n" });
+    let swappedAt = -1;
+    fake.before("readDir", "e", () => {
+      fake.symlink("", { "d/x.txt": "x\n", "e/y.txt": `${OUTSIDE}\n` });
+      swappedAt = fake.calls.length;
+      throw new FsError("io");
+    });
+    await serve(fake, async (server) => {
+      assert.equal(toolErrorText(await server.call(tool, args)), ROOT_MOVED_MESSAGE);
+      assert.ok(swappedAt > 0, "the swap ran");
+      assert.deepEqual(fake.calls.slice(swappedAt), ["lstat "], "only the root's lstat after the swap");
+    });
+  });
+}

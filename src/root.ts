@@ -518,9 +518,11 @@ export class Root {
   /** The cached entry of `dir` if it is still valid, else the identity to read it under. */
   #lookup(dir: string, cached: CachedDir | undefined): Lookup {
     if (this.#fresh) {
-      if (cached && this.#fresh.get(dir) === cached) { // validated by `walkPaced`
+      // Validated by `walkPaced`: taken as it validated it, even when another call has cached a later read since.
+      const validated = this.#fresh.get(dir);
+      if (validated) {
         if (dir === "") this.#assertPinned(this.fs.lstat(this.path)); // a walk never starts from a root swapped in
-        return { valid: cached };
+        return { valid: validated };
       }
       // One it did not validate (a child it found gone, a hint another call moved): the directories above,
       // trusted without a system call, may have been replaced since, so the path must still run through them.
@@ -537,10 +539,10 @@ export class Root {
     }
     if (cached?.trusted && sameIdentity(cached.info, info)) return { valid: cached };
     // Validated earlier in this call (`accepting`): as good as a listing read in this very lookup while the
-    // directory is the same one.
-    if (cached && this.#accepted?.get(dir) === cached && sameDirectory(info, cached.info)) {
-      return { valid: cached };
-    }
+    // directory is the same one, even when another call has cached a later read since (else each lookup of a
+    // directory being written to would read it again, in one go).
+    const accepted = this.#accepted?.get(dir) as CachedDir | undefined;
+    if (accepted && sameDirectory(info, accepted.info)) return { valid: accepted };
     return { stale: { info, now } };
   }
 

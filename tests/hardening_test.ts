@@ -24,6 +24,7 @@ import {
 import { dirname, join } from "node:path";
 import { makeRoot, META, RUNTIME, startServer, structured, toolErrorText, withServer } from "./_harness.ts";
 import { FsError, type FsPort, openRoot, ToolError } from "../mod.ts";
+import type { DirEntry } from "../src/ports/fs_port.ts";
 import { toolContext } from "./_inprocess.ts";
 import { assertValid } from "./_schema.ts";
 import { nodePort } from "../src/ports/node.ts";
@@ -622,14 +623,18 @@ test("a write's look at a big root pauses while it reads it: a cancellation stop
 /**
  * The Node port with `big` said to be big (its size) and, with `writing`, written to all the time (its
  * identity changes at every lstat), else last changed long ago; `reads` counts its reads, in one go and with
- * pauses.
+ * pauses. `growing`: every read of `big` also lists a name no read listed before, so each read caches a new
+ * listing.
  */
 function bigDirPort(
   big: string,
   writing: boolean,
+  growing = false,
 ): { port: FsPort; reads: { oneGo: number; paced: number } } {
   const reads = { oneGo: 0, paced: 0 };
   let tick = 0n;
+  const grown = (entries: DirEntry[]) =>
+    growing ? [...entries, { name: `new-${reads.oneGo + reads.paced}.dat`, kind: "file" as const }] : entries;
   const port: FsPort = {
     ...nodePort,
     lstat(path) {
@@ -639,14 +644,15 @@ function bigDirPort(
       return { ...info, size: PACED_READ_BYTES, mtimeNs: changed, ctimeNs: changed };
     },
     readDir(path) {
-      if (path === big) reads.oneGo++;
-      return nodePort.readDir(path);
+      if (path !== big) return nodePort.readDir(path);
+      reads.oneGo++;
+      return grown(nodePort.readDir(path));
     },
     async readDirPaced(path, pause) {
       if (path === big) reads.paced++;
       const entries = await nodePort.readDirPaced(path, pause);
       await pause();
-      return entries;
+      return path === big ? grown(entries) : entries;
     },
   };
   return { port, reads };
@@ -686,6 +692,67 @@ for (const big of ["big", ""]) {
       }
     },
   );
+}
+
+// Another call reading the directory meanwhile caches a later listing of it: a search once took only the cached
+// one as what it had validated, and so read the directory again, in one go, in its walk and at each file after
+// (the other call reading it while the search's walk looks at the subdirectories, or while the search scans).
+for (const big of ["big", ""]) {
+  const at = (rel: string) => big === "" ? rel : `${big}/${rel}`;
+  const scope = big === "" ? {} : { path: big };
+  const others: [Tool, Record<string, unknown>][] = [
+    [listDirectory, scope],
+    [searchFiles, { query: "f1" }],
+    [searchText, { query: "absent", path: at("f1.txt") }], // one file: it reads the directory, not 200 files
+  ];
+  for (const [other, args] of others) {
+    for (const during of ["walk", "scan"]) {
+      test(`a search over a big ${big === "" ? "root" : "directory"} being written to keeps its own listing while ${other.name} caches a later one during its ${during}`, async () => {
+        const files = [
+          ...Array.from({ length: 200 }, (_, i) => [at(`f${i}.txt`), `line ${i}\n`]),
+          ...Array.from({ length: 10 }, (_, i) => [at(`sub${i}/g.txt`), `line in sub ${i}\n`]),
+        ];
+        const temp = makeRoot(Object.fromEntries(files));
+        try {
+          const big_ = join(realpathSync(temp.path), ...big === "" ? [] : [big]);
+          const { port, reads } = bigDirPort(big_, true, true);
+          let running: Promise<unknown> | undefined;
+          let otherDone = false;
+          const start = () => running ??= call(root, other, args).then((value) => (otherDone = true, value));
+          const root = openRoot({
+            root: temp.path,
+            include: ["**"],
+            fs: {
+              ...port,
+              lstat(path) {
+                // The walk's look at each subdirectory, after the big one's read, is slow: it pauses there, and
+                // the other call that starts at the first one reads the big directory meanwhile.
+                if (/\/sub\d$/.test(path)) {
+                  const slow = performance.now() + 2;
+                  while (performance.now() < slow);
+                  if (during === "walk") start();
+                }
+                return port.lstat(path);
+              },
+              openRead(path) {
+                const slow = performance.now() + 1; // a slow disk: the scan pauses every few files
+                while (performance.now() < slow);
+                if (during === "scan" && path.endsWith("/f50.txt")) start(); // runs in the scan's pauses
+                return port.openRead(path);
+              },
+            },
+          });
+          const value = await call(root, searchText, { query: "line", ...scope }) as { items: unknown[] };
+          assert.equal(value.items?.length, 210, JSON.stringify(value).slice(0, 200));
+          assert.ok(otherDone, `${other.name} ran while the search did`);
+          assert.ok(typeof await running === "object", `${other.name} answered`);
+          assert.equal(reads.oneGo, 0, `read in one go ${reads.oneGo} times (with pauses ${reads.paced})`);
+        } finally {
+          temp.cleanup();
+        }
+      });
+    }
+  }
 }
 
 /** Eight files in `big`: `big/fN.txt` holds `file N`. */

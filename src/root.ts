@@ -540,7 +540,8 @@ export class Root {
     if (cached?.trusted && sameIdentity(cached.info, info)) return { valid: cached };
     // Validated earlier in this call (`accepting`): as good as a listing read in this very lookup while the
     // directory is the same one, even when another call has cached a later read since (else each lookup of a
-    // directory being written to would read it again, in one go).
+    // directory being written to would read it again, in one go). The same one by device and inode: one
+    // re-created under its old inode number passes: this call may miss names made since (its opens are checked).
     const accepted = this.#accepted?.get(dir) as CachedDir | undefined;
     if (accepted && sameDirectory(info, accepted.info)) return { valid: accepted };
     return { stale: { info, now } };

@@ -518,10 +518,11 @@ export class Root {
   /** The cached entry of `dir` if it is still valid, else the identity to read it under. */
   #lookup(dir: string, cached: CachedDir | undefined): Lookup {
     if (this.#fresh) {
-      // Validated by `walkPaced`: taken as it validated it, even when another call has cached a later read since.
+      // Validated by `walkPaced`: taken as it validated it, even when another call has cached a later read
+      // since. The root's pin is checked again, though: a walk never starts from a root swapped in.
       const validated = this.#fresh.get(dir);
       if (validated) {
-        if (dir === "") this.#assertPinned(this.fs.lstat(this.path)); // a walk never starts from a root swapped in
+        if (dir === "") this.#assertPinned(this.fs.lstat(this.path));
         return { valid: validated };
       }
       // One it did not validate (a child it found gone, a hint another call moved): the directories above,
@@ -541,7 +542,8 @@ export class Root {
     // Validated earlier in this call (`accepting`): as good as a listing read in this very lookup while the
     // directory is the same one, even when another call has cached a later read since (else each lookup of a
     // directory being written to would read it again, in one go). The same one by device and inode: one
-    // re-created under its old inode number passes: this call may miss names made since (its opens are checked).
+    // re-created under its old inode number passes, and this call may miss names made since (its opens are
+    // checked).
     const accepted = this.#accepted?.get(dir) as CachedDir | undefined;
     if (accepted && sameDirectory(info, accepted.info)) return { valid: accepted };
     return { stale: { info, now } };

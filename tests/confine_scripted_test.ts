@@ -171,9 +171,9 @@ test(`${RUNTIME}: a write whose target is removed while it is checked says so, n
   });
 });
 
-// A walk validates the root with the rest and then trusts it, so the root's pin is checked once more as the walk
-// starts: a directory it did not validate (`e`, whose read failed) would otherwise be looked up through a root
-// swapped in meanwhile.
+// A walk validates the root with the rest and then trusts it, so the root's pin is checked once more as the
+// walk starts: a directory it did not validate (`e`, whose read failed) would otherwise be looked up through
+// a root swapped in meanwhile.
 for (const [tool, args] of CALLS.slice(0, 3)) {
   test(`${RUNTIME}: a root swapped while ${tool} validates its tree is refused before the walk looks through it`, async () => {
     const fake = new ScriptedPort({ "d/x.txt": "x\n", "e/y.txt": "y\n" });

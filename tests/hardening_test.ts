@@ -694,9 +694,10 @@ for (const big of ["big", ""]) {
   );
 }
 
-// Another call reading the directory meanwhile caches a later listing of it: a search once took only the cached
-// one as what it had validated, and so read the directory again, in one go, in its walk and at each file after
-// (the other call reading it while the search's walk looks at the subdirectories, or while the search scans).
+// Another call reading the directory meanwhile caches a later listing of it: a search once took only the
+// cached one as what it had validated, and so read the directory again, in one go, in its walk and at each
+// file after (the other call reading it while the search's walk looks at the subdirectories, or while the
+// search scans).
 for (const big of ["big", ""]) {
   const at = (rel: string) => big === "" ? rel : `${big}/${rel}`;
   const scope = big === "" ? {} : { path: big };
@@ -725,8 +726,8 @@ for (const big of ["big", ""]) {
             fs: {
               ...port,
               lstat(path) {
-                // The walk's look at each subdirectory, after the big one's read, is slow: it pauses there, and
-                // the other call that starts at the first one reads the big directory meanwhile.
+                // The walk's look at each subdirectory, after the big one's read, is slow: it pauses
+                // there, and the other call that starts at the first one reads the big directory meanwhile.
                 if (/\/sub\d$/.test(path)) {
                   const slow = performance.now() + 2;
                   while (performance.now() < slow);

@@ -57,10 +57,14 @@ const caseArbitrary = fc.record({
 
 /**
  * Served: some include matches, and no exclude matches the path or one of its ancestors (an exclude
- * ending in `/**` also matching the name before it).
+ * ending in `/**`, or in a run of them, also matching the name before it).
  */
 function referenceServed(include: readonly string[], exclude: readonly string[], path: string): boolean {
-  const globs = exclude.flatMap((g) => g.endsWith("/**") ? [g, g.slice(0, -3)] : [g]);
+  const globs = exclude.flatMap((g) => {
+    let base = g;
+    while (base.endsWith("/**")) base = base.slice(0, -3);
+    return base === g ? [g] : [g, base];
+  });
   const excluded = [...dirsOf(path), path].some((p) => globs.some((g) => referenceMatch(g, p)));
   return include.some((g) => referenceMatch(g, path)) && !excluded;
 }

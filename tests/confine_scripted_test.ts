@@ -8,9 +8,8 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ROOT_MOVED_MESSAGE } from "../mod.ts";
+import { FsError, ROOT_MOVED_MESSAGE } from "../mod.ts";
 import { openRoot } from "../src/root.ts";
-import { FsError } from "../src/ports/fs_port.ts";
 import { RUNTIME, structured, toolErrorText } from "./_harness.ts";
 import { InProcessServer } from "./_inprocess.ts";
 import { fail, ScriptedPort } from "./_scripted_port.ts";

@@ -6,8 +6,14 @@
  *
  * @module
  */
-import "./src/cli/signals.ts"; // first: a stop signal during start-up is kept for the server
-import { denoPort, denoStdout } from "./src/ports/deno.ts";
-import { runCli } from "./src/cli/run.ts";
+import "./src/cli/signals.ts"; // the only static import: stop signals are caught before the server loads
 
-if (import.meta.main) runCli(Deno.args, denoPort, denoStdout());
+if (import.meta.main) {
+  // Loaded only now: Deno evaluates no module before it has loaded every static import, so the server's
+  // modules imported statically would leave the process to the default signal action for their load.
+  const [{ denoPort, denoStdout }, { runCli }] = await Promise.all([
+    import("./src/ports/deno.ts"),
+    import("./src/cli/run.ts"),
+  ]);
+  runCli(Deno.args, denoPort, denoStdout());
+}

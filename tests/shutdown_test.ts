@@ -9,10 +9,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
+import { readFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { makeRoot, META, RUNTIME, Server, serverCommand, type TempRoot } from "./_harness.ts";
+import { makeRoot, META, NODE_CLI, REPO, RUNTIME, Server, serverCommand, type TempRoot } from "./_harness.ts";
 
 /** Rounds per way of ending: the old transport lost an answer in 2 to 4 runs of 10. */
 const EOF_ROUNDS = 10;
@@ -190,6 +191,19 @@ test(`${RUNTIME}: stop signals during start-up are kept as one: what stdin broug
   } finally {
     root.cleanup();
   }
+});
+
+// The test above hands the signals over only once the signal module ran; this one checks that the real entry
+// runs that module first. A runtime evaluates no module before every static import is loaded, so a server
+// imported statically would leave start-up to the default action of a signal for as long as it loads (on
+// Deno, a SIGTERM 35–50 ms after the spawn killed the server before, and is answered now). A regex over the source: an import statement starts a line, `import(` and
+// `import.meta` do not match it.
+test(`${RUNTIME}: the entry's only static import is the signal module: the server is loaded after it ran`, () => {
+  const entry = RUNTIME === "deno" ? join(REPO, "cli.ts") : NODE_CLI;
+  const source = readFileSync(entry, "utf8");
+  const imports = [...source.matchAll(/^import\s[^;]*?["']([^"']+)["']/gm)].map((m) => m[1]);
+  assert.deepEqual(imports, [`./src/cli/signals.${RUNTIME === "deno" ? "ts" : "js"}`]);
+  assert.match(source, /[^.\w]import\("\.\//, "the server is imported dynamically");
 });
 
 test(`${RUNTIME}: a host that reads only after writing its whole batch and closing stdin gets every answer`, async () => {

@@ -1,6 +1,6 @@
 /**
- * SIGTERM and SIGINT, caught from the first moment: the entries load this module before the server's code
- * (whose loading takes most of the start-up). A signal before `onStopSignal` is kept and handed over there,
+ * SIGTERM and SIGINT, caught from the first moment: this module is each entry's only static import, and the
+ * server's code (whose loading takes most of the start-up) is imported after it ran. A signal before `onStopSignal` is kept and handed over there,
  * so a stop during start-up still answers what was sent and ends with status 0; after it, the transport
  * answers what it received.
  *

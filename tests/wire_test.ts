@@ -290,7 +290,9 @@ test("every line the binary writes is JSON.stringify of its own parse, read page
  * A transport serving a fresh root over in-memory streams, stopped as at a signal (its turns immediates) while
  * `feed` sends discover requests by id; the ids answered, once it closed.
  */
-async function answeredAfterStop(feed: (send: (id: string) => void) => Promise<void>): Promise<string[]> {
+async function answeredAfterStop(
+  feed: (send: (id: string) => void, stop: () => Promise<void>) => Promise<void>,
+): Promise<string[]> {
   const root = makeRoot({ "a.txt": "a\n" });
   const results = new ResultLines();
   const [input, output] = [new PassThrough(), new PassThrough()];
@@ -303,17 +305,39 @@ async function answeredAfterStop(feed: (send: (id: string) => void) => Promise<v
       JSON.stringify({ jsonrpc: "2.0", id, method: "server/discover", params: { _meta: META } }) + "\n",
     );
   try {
-    const stopped = transport.finishAfterInput(() => new Promise<void>((resolve) => setImmediate(resolve)));
-    await feed(send);
+    const stop = () =>
+      transport.finishAfterInput(() => new Promise<void>((resolve) => setImmediate(resolve)));
+    const stopped = stop();
+    await feed(send, stop);
     await stopped;
     await transport.closed;
-    return written.trim().split("\n").map((line) => JSON.parse(line).id);
+    return written.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line).id);
   } finally {
     root.cleanup();
   }
 }
 
 const halfQuietWindow = () => new Promise((resolve) => setTimeout(resolve, QUIET_AFTER_STOP_MS / 2));
+
+test("two stop signals in one turn are one stop: a request arriving after them is still answered", async () => {
+  // Deno hands over SIGTERM and SIGINT that came while it started together, once the server is up, before
+  // its first read of stdin: the second must not stop the input the first waits for.
+  const answered = await answeredAfterStop(async (send, stop) => {
+    void stop();
+    await halfQuietWindow();
+    send("late");
+  });
+  assert.deepEqual(answered, ["late"]);
+});
+
+test("a second stop signal a turn after the first stops the input at once", async () => {
+  const answered = await answeredAfterStop(async (send, stop) => {
+    await new Promise((resolve) => setTimeout(resolve, 1)); // the first stop's drain has had its turns
+    void stop();
+    send("after the second");
+  });
+  assert.deepEqual(answered, []);
+});
 
 test("after a stop signal, a request still arriving in the quiet window is answered, then the transport closes", async () => {
   // The stop comes first; the request only after a pause longer than two turns (a runtime slow to hand over

@@ -46,6 +46,7 @@ export class StdioTransport implements Transport {
   #lineBytes = 0;
   #bytesIn = 0; // every byte of input taken in so far
   #draining = false; // a stop signal came: taking in what input is still arriving
+  #drainTurned = false; // and the loop has had a turn since
   readonly #unanswered = new Map<string, number>(); // received requests by the JSON of their id (ids may repeat)
   #writes = 0; // writes handed to the output whose callback has not run
   #finishing = false;
@@ -85,11 +86,15 @@ export class StdioTransport implements Transport {
    * keeps arriving, then finishes as at the end of input. A runtime may have read requests that it has not
    * handed over yet when the signal arrives (Deno: a read's chunk waits for the next turn of its loop); each
    * was received, so each is answered. At most `MAX_INPUT_AFTER_STOP` bytes more are taken in; a second
-   * signal finishes at once.
+   * signal finishes at once, unless it came in the same turn as the first: signals handed over together are
+   * one stop (Deno hands over those that came while it started only once the server is up, all at once).
    */
   readonly finishAfterInput = async (turn: () => Promise<void>): Promise<void> => {
     if (this.#finishing) return;
-    if (this.#draining) return this.finish(); // a second signal: at once
+    if (this.#draining) {
+      if (this.#drainTurned) this.finish(); // a second signal: at once
+      return;
+    }
     this.#draining = true;
     const limit = this.#bytesIn + MAX_INPUT_AFTER_STOP;
     // Until two turns in a row bring none (on Deno a turn's timer may fire before a read that completed), then
@@ -98,6 +103,7 @@ export class StdioTransport implements Transport {
     for (let idle = 0, waited = 0; !this.#finishing && this.#bytesIn < limit;) {
       const seen = this.#bytesIn;
       await turn();
+      this.#drainTurned = true;
       if (this.#bytesIn !== seen) {
         idle = 0;
         waited = 0;

@@ -14,6 +14,10 @@ if (import.meta.main) {
   const [{ denoPort, denoStdout }, { runCli }] = await Promise.all([
     import("./src/ports/deno.ts"),
     import("./src/cli/run.ts"),
-  ]);
+  ]).catch((error) => {
+    // Its modules failed to load (run without this deno.json's imports, say): one line, not a stack.
+    console.error(`ptc-fs-mcp: cannot load the server: ${String(error?.message ?? error).split("\n")[0]}`);
+    Deno.exit(1);
+  });
   runCli(Deno.args, denoPort, denoStdout());
 }

@@ -135,6 +135,20 @@ test("deno: a --root outside the permission grants says what to grant", { skip: 
   }
 });
 
+test("deno: run without this deno.json's imports, the entry says in one line that it cannot load", {
+  skip: RUNTIME !== "deno",
+}, () => {
+  const root = makeRoot({ "a.txt": "a" });
+  try {
+    const { cmd, args } = serverCommand(root.path, ["--root", root.path, "--include", "**"]);
+    const run = spawnSync(cmd, [args[0], "--no-config", ...args.slice(1)], { encoding: "utf8", input: "" });
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /^ptc-fs-mcp: cannot load the server: [^\n]+\n$/);
+  } finally {
+    root.cleanup();
+  }
+});
+
 test(`${RUNTIME}: a --root that is missing or a file is named by the absolute path that was tried`, () => {
   const root = realRoot({ "notes.txt": "x" });
   try {

@@ -332,7 +332,8 @@ test("two stop signals in one turn are one stop: a request arriving after them i
 
 test("a second stop signal a turn after the first stops the input at once", async () => {
   const answered = await answeredAfterStop(async (send, stop) => {
-    await new Promise((resolve) => setTimeout(resolve, 1)); // the first stop's drain has had its turns
+    // The first stop's drain queued its turn (an immediate) before this one: it has had that turn by now.
+    for (let i = 0; i < 2; i++) await new Promise((resolve) => setImmediate(resolve));
     void stop();
     send("after the second");
   });

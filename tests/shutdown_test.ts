@@ -196,8 +196,8 @@ test(`${RUNTIME}: stop signals during start-up are kept as one: what stdin broug
 // The test above hands the signals over only once the signal module ran; this one checks that the real entry
 // runs that module first. A runtime evaluates no module before every static import is loaded, so a server
 // imported statically would leave start-up to the default action of a signal for as long as it loads (on
-// Deno, a SIGTERM 35–50 ms after the spawn killed the server before, and is answered now). A regex over the source: an import statement starts a line, `import(` and
-// `import.meta` do not match it.
+// Deno, a SIGTERM 35–50 ms after the spawn killed the server before, and is answered now). A regex over the
+// source: an import statement starts a line, `import(` and `import.meta` do not match it.
 test(`${RUNTIME}: the entry's only static import is the signal module: the server is loaded after it ran`, () => {
   const entry = RUNTIME === "deno" ? join(REPO, "cli.ts") : NODE_CLI;
   const source = readFileSync(entry, "utf8");

@@ -1,8 +1,8 @@
 /**
  * SIGTERM and SIGINT, caught from the first moment: this module is each entry's only static import, and the
- * server's code (whose loading takes most of the start-up) is imported after it ran. A signal before `onStopSignal` is kept and handed over there,
- * so a stop during start-up still answers what was sent and ends with status 0; after it, the transport
- * answers what it received.
+ * server's code (whose loading takes most of the start-up) is imported after it ran. A signal before
+ * `onStopSignal` is kept and handed over there, so a stop during start-up still answers what was sent and
+ * ends with status 0; after it, the transport answers what it received.
  *
  * The state lives on `globalThis` under a registered symbol: the npm bin loads this module on its own, ahead
  * of the bundle that holds a second copy of it, and both must be one.

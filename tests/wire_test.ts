@@ -18,7 +18,7 @@ import { setImmediate } from "node:timers";
 import { META } from "./_client.ts";
 import { makeRoot, traverse, withServer } from "./_harness.ts";
 import { openRoot } from "../mod.ts";
-import { QUIET_AFTER_STOP_MS, StdioTransport } from "../src/cli/stdio.ts";
+import { MAX_INPUT_AFTER_SECOND_STOP, QUIET_AFTER_STOP_MS, StdioTransport } from "../src/cli/stdio.ts";
 import { ByteSink, encodedSize, encodeLine, ResultLines, toolResult } from "../src/result_line.ts";
 import { buildServer } from "../src/server.ts";
 
@@ -328,6 +328,24 @@ test("two stop signals in one turn are one stop: a request arriving after them i
     send("late");
   });
   assert.deepEqual(answered, ["late"]);
+});
+
+test("a second stop signal in the same turn still stops a client that keeps writing soon", async () => {
+  // A busy loop hands over signals sent apart in one turn too: then the second cuts what is still taken in.
+  const line = (id: string) =>
+    JSON.stringify({ jsonrpc: "2.0", id, method: "server/discover", params: { _meta: META } }).length + 1;
+  let sentBytes = 0;
+  const answered = await answeredAfterStop(async (send, stop) => {
+    void stop();
+    for (let n = 0; sentBytes < 4 * MAX_INPUT_AFTER_SECOND_STOP; n++) {
+      send(`flood-${n}`);
+      sentBytes += line(`flood-${n}`);
+      if (n % 100 === 99) await new Promise((resolve) => setImmediate(resolve));
+    }
+  });
+  const takenBytes = answered.reduce((sum, id) => sum + line(id), 0);
+  assert.ok(takenBytes > 0, "what came before the cut is answered");
+  assert.ok(takenBytes < 2 * MAX_INPUT_AFTER_SECOND_STOP, `took in ${takenBytes} of ${sentBytes} bytes`);
 });
 
 test("a second stop signal a turn after the first stops the input at once", async () => {

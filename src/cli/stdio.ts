@@ -21,6 +21,13 @@ const MAX_LINE_BYTES = 16 * 1024 * 1024;
 export const MAX_INPUT_AFTER_STOP = 1024 * 1024;
 
 /**
+ * A second signal handed over in the same turn as the first cuts what is still taken in to this much from
+ * then on: a pipe's 64 KiB and a chunk read ahead. (A busy loop hands over signals sent apart together too:
+ * the second still stops a client that keeps writing soon.)
+ */
+export const MAX_INPUT_AFTER_SECOND_STOP = 128 * 1024;
+
+/**
  * After SIGTERM or SIGINT, input is taken in until none came while the server waited this long, idle: requests
  * written before the signal may still wait in the pipe (on Deno a read of stdin came later than two input
  * turns: at a start-up signal one run in 20, and after a 64 KiB chunk whose requests kept the loop busy). A
@@ -47,6 +54,7 @@ export class StdioTransport implements Transport {
   #bytesIn = 0; // every byte of input taken in so far
   #draining = false; // a stop signal came: taking in what input is still arriving
   #drainTurned = false; // and the loop has had a turn since
+  #drainLimit = 0; // how many bytes of input in all, at most, while draining
   readonly #unanswered = new Map<string, number>(); // received requests by the JSON of their id (ids may repeat)
   #writes = 0; // writes handed to the output whose callback has not run
   #finishing = false;
@@ -87,20 +95,22 @@ export class StdioTransport implements Transport {
    * handed over yet when the signal arrives (Deno: a read's chunk waits for the next turn of its loop); each
    * was received, so each is answered. At most `MAX_INPUT_AFTER_STOP` bytes more are taken in; a second
    * signal finishes at once, unless it came in the same turn as the first: signals handed over together are
-   * one stop (Deno hands over those that came while it started only once the server is up, all at once).
+   * one stop (Deno hands over those that came while it started only once the server is up, all at once), and
+   * the second only cuts what is still taken in to `MAX_INPUT_AFTER_SECOND_STOP`.
    */
   readonly finishAfterInput = async (turn: () => Promise<void>): Promise<void> => {
     if (this.#finishing) return;
     if (this.#draining) {
       if (this.#drainTurned) this.finish(); // a second signal: at once
+      else this.#drainLimit = Math.min(this.#drainLimit, this.#bytesIn + MAX_INPUT_AFTER_SECOND_STOP);
       return;
     }
     this.#draining = true;
-    const limit = this.#bytesIn + MAX_INPUT_AFTER_STOP;
+    this.#drainLimit = this.#bytesIn + MAX_INPUT_AFTER_STOP;
     // Until two turns in a row bring none (on Deno a turn's timer may fire before a read that completed), then
     // waits, while none comes, for `QUIET_AFTER_STOP_MS` in all: time the loop spends answering does not count,
     // since a runtime may read the next chunk only once the last one was handed over.
-    for (let idle = 0, waited = 0; !this.#finishing && this.#bytesIn < limit;) {
+    for (let idle = 0, waited = 0; !this.#finishing && this.#bytesIn < this.#drainLimit;) {
       const seen = this.#bytesIn;
       await turn();
       this.#drainTurned = true;

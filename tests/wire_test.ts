@@ -18,7 +18,14 @@ import { setImmediate } from "node:timers";
 import { META } from "./_client.ts";
 import { makeRoot, traverse, withServer } from "./_harness.ts";
 import { openRoot } from "../mod.ts";
-import { MAX_INPUT_AFTER_SECOND_STOP, QUIET_AFTER_STOP_MS, StdioTransport } from "../src/cli/stdio.ts";
+import {
+  MAX_INPUT_AFTER_SECOND_STOP,
+  MAX_READS_AFTER_STOP,
+  MAX_WAIT_AFTER_STOP_MS,
+  QUIET_AFTER_STOP_MS,
+  QUIET_STEP_MS,
+  StdioTransport,
+} from "../src/cli/stdio.ts";
 import { ByteSink, encodedSize, encodeLine, ResultLines, toolResult } from "../src/result_line.ts";
 import { buildServer } from "../src/server.ts";
 
@@ -291,7 +298,7 @@ test("every line the binary writes is JSON.stringify of its own parse, read page
  * `feed` sends discover requests by id; the ids answered, once it closed.
  */
 async function answeredAfterStop(
-  feed: (send: (id: string) => void, stop: () => Promise<void>) => Promise<void>,
+  feed: (send: (id: string) => void, stop: () => Promise<void>, closed: () => boolean) => Promise<void>,
 ): Promise<string[]> {
   const root = makeRoot({ "a.txt": "a\n" });
   const results = new ResultLines();
@@ -307,8 +314,10 @@ async function answeredAfterStop(
   try {
     const stop = () =>
       transport.finishAfterInput(() => new Promise<void>((resolve) => setImmediate(resolve)));
+    let closed = false;
+    void transport.closed.then(() => closed = true);
     const stopped = stop();
-    await feed(send, stop);
+    await feed(send, stop, () => closed);
     await stopped;
     await transport.closed;
     return written.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line).id);
@@ -330,32 +339,42 @@ test("two stop signals in one turn are one stop: a request arriving after them i
   assert.deepEqual(answered, ["late"]);
 });
 
-test("a second stop signal in the same turn still stops a client that keeps writing soon", async () => {
-  // A busy loop hands over signals sent apart in one turn too: then the second cuts what is still taken in.
-  const line = (id: string) =>
-    JSON.stringify({ jsonrpc: "2.0", id, method: "server/discover", params: { _meta: META } }).length + 1;
-  let sentBytes = 0;
-  const answered = await answeredAfterStop(async (send, stop) => {
-    void stop();
-    for (let n = 0; sentBytes < 4 * MAX_INPUT_AFTER_SECOND_STOP; n++) {
-      send(`flood-${n}`);
-      sentBytes += line(`flood-${n}`);
-      if (n % 100 === 99) await new Promise((resolve) => setImmediate(resolve));
-    }
-  });
-  const takenBytes = answered.reduce((sum, id) => sum + line(id), 0);
-  assert.ok(takenBytes > 0, "what came before the cut is answered");
-  assert.ok(takenBytes < 2 * MAX_INPUT_AFTER_SECOND_STOP, `took in ${takenBytes} of ${sentBytes} bytes`);
-});
+/** Waits until the first stop's drain has had its first turn (an immediate it queued before these). */
+const afterDrainTurn = async () => {
+  for (let i = 0; i < 2; i++) await new Promise((resolve) => setImmediate(resolve));
+};
 
-test("a second stop signal a turn after the first stops the input at once", async () => {
+for (const when of ["in the same turn", "a turn after the first"] as const) {
+  test(`a second stop signal ${when} still stops a client that keeps writing soon`, async () => {
+    // A busy loop hands over signals sent apart in one turn, or sent together turns apart: either way the
+    // second cuts what is still taken in.
+    const line = (id: string) =>
+      JSON.stringify({ jsonrpc: "2.0", id, method: "server/discover", params: { _meta: META } }).length + 1;
+    let sentBytes = 0;
+    const answered = await answeredAfterStop(async (send, stop) => {
+      if (when !== "in the same turn") await afterDrainTurn();
+      void stop();
+      for (let n = 0; sentBytes < 4 * MAX_INPUT_AFTER_SECOND_STOP; n++) {
+        send(`flood-${n}`);
+        sentBytes += line(`flood-${n}`);
+        if (n % 100 === 99) await new Promise((resolve) => setImmediate(resolve));
+      }
+    });
+    const takenBytes = answered.reduce((sum, id) => sum + line(id), 0);
+    assert.ok(takenBytes > 0, "what came before the cut is answered");
+    assert.ok(takenBytes < 2 * MAX_INPUT_AFTER_SECOND_STOP, `took in ${takenBytes} of ${sentBytes} bytes`);
+  });
+}
+
+test("a second stop signal a turn after the first still answers a request the runtime hands over after it", async () => {
+  // Deno under load handed over SIGINT sent with SIGTERM only after the first drain's turn, while the rest of
+  // a batch written before both still waited in the pipe.
   const answered = await answeredAfterStop(async (send, stop) => {
-    // The first stop's drain queued its turn (an immediate) before this one: it has had that turn by now.
-    for (let i = 0; i < 2; i++) await new Promise((resolve) => setImmediate(resolve));
+    await afterDrainTurn();
     void stop();
     send("after the second");
   });
-  assert.deepEqual(answered, []);
+  assert.deepEqual(answered, ["after the second"]);
 });
 
 test("after a stop signal, a request still arriving in the quiet window is answered, then the transport closes", async () => {
@@ -377,4 +396,44 @@ test("after a stop signal, input that comes in reads apart, later than two turns
     send("second");
   });
   assert.deepEqual(answered, ["first", "second"]);
+});
+
+test("after a stop signal, input that keeps coming within the quiet window is taken in for longer than it", async () => {
+  // Input that came while the server waited starts the quiet window again, so this takes 5 quiet windows.
+  const ids = Array.from({ length: 10 }, (_, i) => `r${i}`);
+  const answered = await answeredAfterStop(async (send) => {
+    for (const id of ids) {
+      send(id);
+      await halfQuietWindow();
+    }
+  });
+  assert.deepEqual(answered, ids);
+});
+
+test("after a stop signal, a client that keeps writing a little at a time is stopped after the waiting cap", async () => {
+  // One request each half quiet window never lets the window pass. The server waits a step at least between
+  // two, so `MAX_WAIT_AFTER_STOP_MS` of waiting in all ends the input after this many requests at most; the
+  // client gives up after 4 times as many, which the server takes in only if the cap is missing.
+  const bound = MAX_WAIT_AFTER_STOP_MS / QUIET_STEP_MS + 1;
+  const answered = await answeredAfterStop(async (send, _stop, closed) => {
+    for (let n = 0; n < 4 * bound && !closed(); n++) {
+      send(`trickle-${n}`);
+      await halfQuietWindow();
+    }
+  });
+  assert.ok(answered.length > 1, "input is still taken in after the first quiet window");
+  assert.ok(answered.length <= bound, `took in ${answered.length} requests`);
+});
+
+test("after a stop signal, a client that writes a little each turn is stopped after the reads cap", async () => {
+  // Each request comes in a read of its own, in a turn the server spends reading, so it never waits: only
+  // `MAX_READS_AFTER_STOP` ends the input (the bytes cap would take about 4,000 of them).
+  const answered = await answeredAfterStop(async (send, _stop, closed) => {
+    for (let n = 0; n < 4 * MAX_READS_AFTER_STOP && !closed(); n++) {
+      send(`turn-${n}`);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  });
+  assert.ok(answered.length > 2, "input is still taken in after two turns");
+  assert.ok(answered.length <= MAX_READS_AFTER_STOP, `took in ${answered.length} requests`);
 });

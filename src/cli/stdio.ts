@@ -21,20 +21,34 @@ const MAX_LINE_BYTES = 16 * 1024 * 1024;
 export const MAX_INPUT_AFTER_STOP = 1024 * 1024;
 
 /**
- * A second signal handed over in the same turn as the first cuts what is still taken in to this much from
- * then on: a pipe's 64 KiB and a chunk read ahead. (A busy loop hands over signals sent apart together too:
- * the second still stops a client that keeps writing soon.)
+ * Each further signal cuts what is still taken in to this much more: a pipe's 64 KiB and a chunk read ahead.
+ * So requests already in the pipe are still answered (a busy loop may hand over a second signal sent with the
+ * first only after the first's drain took in a chunk), and a client that keeps writing is stopped soon.
  */
 export const MAX_INPUT_AFTER_SECOND_STOP = 128 * 1024;
 
 /**
  * After SIGTERM or SIGINT, input is taken in until none came while the server waited this long, idle: requests
  * written before the signal may still wait in the pipe (on Deno a read of stdin came later than two input
- * turns: at a start-up signal one run in 20, and after a 64 KiB chunk whose requests kept the loop busy). A
- * client that keeps writing is bounded by `MAX_INPUT_AFTER_STOP`.
+ * turns: at a start-up signal one run in 20, and after a 64 KiB chunk whose requests kept the loop busy).
  */
 export const QUIET_AFTER_STOP_MS = 20;
-const QUIET_STEP_MS = 5;
+
+/**
+ * After SIGTERM or SIGINT, the server waits idle for input this long in all, however often some came: a client
+ * that keeps writing a little at a time is stopped soon, too. Reads of what was written before the signal
+ * follow each other with far less waiting (time the loop spends answering does not count).
+ */
+export const MAX_WAIT_AFTER_STOP_MS = 250;
+
+/**
+ * After SIGTERM or SIGINT, at most this many more reads bring input in: a read takes what the pipe holds, so
+ * what was written before the signal comes in a few (a 64 KiB pipe in 1–4), while a client that keeps writing
+ * a little at a time makes one read a write, however quick (Deno reads each as it comes, without a wait).
+ */
+export const MAX_READS_AFTER_STOP = 256;
+/** While input is quiet after a stop signal, the server waits in steps this long. */
+export const QUIET_STEP_MS = 5;
 
 /** A JSON-RPC transport over a pair of byte streams that answers everything it received before it closes. */
 export class StdioTransport implements Transport {
@@ -52,8 +66,8 @@ export class StdioTransport implements Transport {
   #line: Buffer[] | null = []; // the start of the current line; null: it is over the cap, skip to its end
   #lineBytes = 0;
   #bytesIn = 0; // every byte of input taken in so far
+  #readsAfterStop = 0; // reads that brought input since a stop signal
   #draining = false; // a stop signal came: taking in what input is still arriving
-  #drainTurned = false; // and the loop has had a turn since
   #drainLimit = 0; // how many bytes of input in all, at most, while draining
   readonly #unanswered = new Map<string, number>(); // received requests by the JSON of their id (ids may repeat)
   #writes = 0; // writes handed to the output whose callback has not run
@@ -93,33 +107,37 @@ export class StdioTransport implements Transport {
    * At SIGTERM or SIGINT: takes in the input that is still arriving, an input turn (`turn`) at a time while it
    * keeps arriving, then finishes as at the end of input. A runtime may have read requests that it has not
    * handed over yet when the signal arrives (Deno: a read's chunk waits for the next turn of its loop); each
-   * was received, so each is answered. At most `MAX_INPUT_AFTER_STOP` bytes more are taken in; a second
-   * signal finishes at once, unless it came in the same turn as the first: signals handed over together are
-   * one stop (Deno hands over those that came while it started only once the server is up, all at once), and
-   * the second only cuts what is still taken in to `MAX_INPUT_AFTER_SECOND_STOP`.
+   * was received, so each is answered. Bounded by `MAX_INPUT_AFTER_STOP` bytes, `MAX_READS_AFTER_STOP` reads
+   * and `MAX_WAIT_AFTER_STOP_MS` of waiting; each further signal cuts the bytes still taken in to
+   * `MAX_INPUT_AFTER_SECOND_STOP`, not to none: a signal cannot tell when it was sent (Deno hands over those
+   * that came while it started only once the server is up, and a busy loop hands over signals sent together
+   * turns apart).
    */
   readonly finishAfterInput = async (turn: () => Promise<void>): Promise<void> => {
     if (this.#finishing) return;
     if (this.#draining) {
-      if (this.#drainTurned) this.finish(); // a second signal: at once
-      else this.#drainLimit = Math.min(this.#drainLimit, this.#bytesIn + MAX_INPUT_AFTER_SECOND_STOP);
+      this.#drainLimit = Math.min(this.#drainLimit, this.#bytesIn + MAX_INPUT_AFTER_SECOND_STOP);
       return;
     }
     this.#draining = true;
     this.#drainLimit = this.#bytesIn + MAX_INPUT_AFTER_STOP;
     // Until two turns in a row bring none (on Deno a turn's timer may fire before a read that completed), then
     // waits, while none comes, for `QUIET_AFTER_STOP_MS` in all: time the loop spends answering does not count,
-    // since a runtime may read the next chunk only once the last one was handed over.
-    for (let idle = 0, waited = 0; !this.#finishing && this.#bytesIn < this.#drainLimit;) {
-      const seen = this.#bytesIn;
+    // since a runtime may read the next chunk only once the last one was handed over. Input that came while it
+    // waited starts the quiet window again.
+    let seen = this.#bytesIn;
+    const more = () =>
+      !this.#finishing && this.#bytesIn < this.#drainLimit && this.#readsAfterStop < MAX_READS_AFTER_STOP;
+    for (let idle = 0, quiet = 0, waited = 0; more();) {
       await turn();
-      this.#drainTurned = true;
       if (this.#bytesIn !== seen) {
+        seen = this.#bytesIn;
         idle = 0;
-        waited = 0;
+        quiet = 0;
       } else if (++idle >= 2) {
-        if (waited >= QUIET_AFTER_STOP_MS) break;
+        if (quiet >= QUIET_AFTER_STOP_MS || waited >= MAX_WAIT_AFTER_STOP_MS) break;
         await new Promise((resolve) => setTimeout(resolve, QUIET_STEP_MS));
+        quiet += QUIET_STEP_MS;
         waited += QUIET_STEP_MS;
       }
     }
@@ -179,6 +197,7 @@ export class StdioTransport implements Transport {
 
   readonly #onData = (chunk: Buffer): void => {
     this.#bytesIn += chunk.length;
+    if (this.#draining) this.#readsAfterStop++;
     for (let at = 0; at < chunk.length;) {
       const newline = chunk.indexOf(0x0a, at); // "\n"
       const end = newline < 0 ? chunk.length : newline;

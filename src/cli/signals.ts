@@ -33,8 +33,8 @@ function install(): StopSignals {
 const signals = registry[KEY] ??= install();
 
 /**
- * Hands SIGTERM and SIGINT to `fn` from now on, and at once one for those that arrived before: however many
- * came during start-up, the input already sent is still taken in (a second call of `fn` would stop it).
+ * Hands SIGTERM and SIGINT to `fn` from now on, and at once one for those that arrived before, however many
+ * came during start-up.
  */
 export function onStopSignal(fn: () => void): void {
   signals.handler = fn;

@@ -21,13 +21,6 @@ const MAX_LINE_BYTES = 16 * 1024 * 1024;
 export const MAX_INPUT_AFTER_STOP = 1024 * 1024;
 
 /**
- * Each further signal cuts what is still taken in to this much more: a pipe's 64 KiB and a chunk read ahead.
- * So requests already in the pipe are still answered (a busy loop may hand over a second signal sent with the
- * first only after the first's drain took in a chunk), and a client that keeps writing is stopped soon.
- */
-export const MAX_INPUT_AFTER_SECOND_STOP = 128 * 1024;
-
-/**
  * After SIGTERM or SIGINT, input is taken in until none came while the server waited this long, idle: requests
  * written before the signal may still wait in the pipe (on Deno a read of stdin came later than two input
  * turns: at a start-up signal one run in 20, and after a 64 KiB chunk whose requests kept the loop busy).
@@ -47,6 +40,7 @@ export const MAX_WAIT_AFTER_STOP_MS = 250;
  * a little at a time makes one read a write, however quick (Deno reads each as it comes, without a wait).
  */
 export const MAX_READS_AFTER_STOP = 256;
+
 /** While input is quiet after a stop signal, the server waits in steps this long. */
 export const QUIET_STEP_MS = 5;
 
@@ -66,9 +60,9 @@ export class StdioTransport implements Transport {
   #line: Buffer[] | null = []; // the start of the current line; null: it is over the cap, skip to its end
   #lineBytes = 0;
   #bytesIn = 0; // every byte of input taken in so far
-  #readsAfterStop = 0; // reads that brought input since a stop signal
   #draining = false; // a stop signal came: taking in what input is still arriving
-  #drainLimit = 0; // how many bytes of input in all, at most, while draining
+  #drainBytesLeft = 0; // while draining: how many more bytes of input may be taken in
+  #drainReadsLeft = 0; // and in how many more reads
   readonly #unanswered = new Map<string, number>(); // received requests by the JSON of their id (ids may repeat)
   #writes = 0; // writes handed to the output whose callback has not run
   #finishing = false;
@@ -108,27 +102,21 @@ export class StdioTransport implements Transport {
    * keeps arriving, then finishes as at the end of input. A runtime may have read requests that it has not
    * handed over yet when the signal arrives (Deno: a read's chunk waits for the next turn of its loop); each
    * was received, so each is answered. Bounded by `MAX_INPUT_AFTER_STOP` bytes, `MAX_READS_AFTER_STOP` reads
-   * and `MAX_WAIT_AFTER_STOP_MS` of waiting; each further signal cuts the bytes still taken in to
-   * `MAX_INPUT_AFTER_SECOND_STOP`, not to none: a signal cannot tell when it was sent (Deno hands over those
-   * that came while it started only once the server is up, and a busy loop hands over signals sent together
-   * turns apart).
+   * and `MAX_WAIT_AFTER_STOP_MS` of waiting. Signals after the first are the same stop: a signal cannot tell
+   * when it was sent (Deno hands over those that came while it started only once the server is up, and a busy
+   * loop hands over signals sent together turns apart, while what was written before them still arrives).
    */
   readonly finishAfterInput = async (turn: () => Promise<void>): Promise<void> => {
-    if (this.#finishing) return;
-    if (this.#draining) {
-      this.#drainLimit = Math.min(this.#drainLimit, this.#bytesIn + MAX_INPUT_AFTER_SECOND_STOP);
-      return;
-    }
+    if (this.#draining || this.#finishing) return;
     this.#draining = true;
-    this.#drainLimit = this.#bytesIn + MAX_INPUT_AFTER_STOP;
+    this.#drainBytesLeft = MAX_INPUT_AFTER_STOP;
+    this.#drainReadsLeft = MAX_READS_AFTER_STOP;
     // Until two turns in a row bring none (on Deno a turn's timer may fire before a read that completed), then
     // waits, while none comes, for `QUIET_AFTER_STOP_MS` in all: time the loop spends answering does not count,
     // since a runtime may read the next chunk only once the last one was handed over. Input that came while it
     // waited starts the quiet window again.
     let seen = this.#bytesIn;
-    const more = () =>
-      !this.#finishing && this.#bytesIn < this.#drainLimit && this.#readsAfterStop < MAX_READS_AFTER_STOP;
-    for (let idle = 0, quiet = 0, waited = 0; more();) {
+    for (let idle = 0, quiet = 0, waited = 0; !this.#finishing;) {
       await turn();
       if (this.#bytesIn !== seen) {
         seen = this.#bytesIn;
@@ -196,8 +184,16 @@ export class StdioTransport implements Transport {
   };
 
   readonly #onData = (chunk: Buffer): void => {
+    if (this.#draining) {
+      // Past a bound the input stops at once, not at the drain's next turn: Node reads up to 32 chunks in one.
+      if (this.#drainReadsLeft === 0 || chunk.length > this.#drainBytesLeft) {
+        this.finish();
+        return;
+      }
+      this.#drainReadsLeft--;
+      this.#drainBytesLeft -= chunk.length;
+    }
     this.#bytesIn += chunk.length;
-    if (this.#draining) this.#readsAfterStop++;
     for (let at = 0; at < chunk.length;) {
       const newline = chunk.indexOf(0x0a, at); // "\n"
       const end = newline < 0 ? chunk.length : newline;

@@ -366,8 +366,8 @@ function inPipeReads(prefix: string, n: number): string[][] {
 
 for (const when of ["in the same turn", "a turn after the first"] as const) {
   test(`a second stop signal ${when} is the same stop: what comes after it is taken in as after the first`, async () => {
-    // Under load Deno handed over a SIGINT sent with SIGTERM after the first drain's turn, while 157 KB of a
-    // batch written before both had yet to come: it is all answered.
+    // Deno may hand over a SIGINT sent with SIGTERM after the first drain's turn, and still had up to 157 KB
+    // of a batch written before both to hand over: it is all answered.
     const reads = inPipeReads("late", (MAX_INPUT_AFTER_STOP / 4) / discoverLine("late-0").length);
     const answered = await answeredAfterStop(async (send, stop) => {
       if (when !== "in the same turn") await afterDrainTurn();

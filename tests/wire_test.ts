@@ -14,6 +14,7 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import fc from "fast-check";
 import { PassThrough } from "node:stream";
+import process from "node:process";
 import { setImmediate } from "node:timers";
 import { META } from "./_client.ts";
 import { makeRoot, traverse, withServer } from "./_harness.ts";
@@ -296,6 +297,24 @@ test("every line the binary writes is JSON.stringify of its own parse, read page
 /** The line `answeredAfterStop` sends for `id`. */
 const discoverLine = (id: string) =>
   JSON.stringify({ jsonrpc: "2.0", id, method: "server/discover", params: { _meta: META } }) + "\n";
+
+test("input is taken in a chunk a loop turn, so a client that keeps writing cannot hold the loop", async () => {
+  // Node reads up to 32 chunks of a stream in a row and runs a signal's handler only after them: a flood of
+  // small requests held SIGTERM back for 3–8 s.
+  const input = new PassThrough();
+  const transport = new StdioTransport(input, new PassThrough(), new ResultLines(), () => {});
+  const received: unknown[] = [];
+  transport.onmessage = (message) => void received.push(message);
+  await transport.start();
+  for (let i = 0; i < 3; i++) input.write(discoverLine(`chunk-${i}`)); // three chunks, written at once
+  await new Promise((resolve) => process.nextTick(resolve));
+  assert.equal(received.length, 1, "one chunk in this turn");
+  for (let turn = 0; turn < 10 && received.length < 3; turn++) {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  assert.equal(received.length, 3, "the others in the turns after");
+  await transport.close();
+});
 
 /**
  * A transport serving a fresh root over in-memory streams, stopped as at a signal (its turns immediates) while

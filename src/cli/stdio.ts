@@ -7,6 +7,7 @@
  */
 import { Buffer, isUtf8 } from "node:buffer";
 import type { Readable, Writable } from "node:stream";
+import { setImmediate } from "node:timers";
 import { deserializeMessage } from "@modelcontextprotocol/server";
 import { isObject, type JSONRPCMessage, type Transport } from "../server.ts";
 import { ByteSink, encodeLine, type ResultLines } from "../result_line.ts";
@@ -183,7 +184,21 @@ export class StdioTransport implements Transport {
     this.finish();
   };
 
+  // One chunk a loop turn: the input is paused until the next, so a client that keeps writing cannot hold the
+  // loop (Node reads up to 32 chunks of a stream in a row, and hands a signal over only after them).
   readonly #onData = (chunk: Buffer): void => {
+    this.#take(chunk);
+    if (this.#finishing) return;
+    this.#input.pause();
+    setImmediate(this.#resume);
+  };
+
+  readonly #resume = (): void => {
+    if (!this.#finishing) this.#input.resume();
+  };
+
+  /** Takes in a chunk of input: its whole lines are received, the rest begins the next line. */
+  #take(chunk: Buffer): void {
     if (this.#draining) {
       // Past a bound the input stops at once, not at the drain's next turn: Node reads up to 32 chunks in one.
       if (this.#drainReadsLeft === 0 || chunk.length > this.#drainBytesLeft) {
@@ -210,7 +225,7 @@ export class StdioTransport implements Transport {
       at = newline + 1;
       if (line) this.#receive(line);
     }
-  };
+  }
 
   #receive(line: Buffer): void {
     // JSON text is UTF-8: a byte that is not would be decoded as U+FFFD, a character the client never sent.

@@ -10,4 +10,5 @@ import process from "node:process";
 import { nodePort } from "./src/ports/node.ts";
 import { runCli } from "./src/cli/run.ts";
 
-runCli(process.argv.slice(2), nodePort);
+// Node reads up to 32 chunks of stdin in a row before it runs a signal's handler: a chunk a turn instead.
+runCli(process.argv.slice(2), nodePort, process.stdout, { oneChunkATurn: true });

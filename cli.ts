@@ -19,5 +19,5 @@ if (import.meta.main) {
     console.error(`ptc-fs-mcp: cannot load the server: ${String(error?.message ?? error).split("\n")[0]}`);
     Deno.exit(1);
   });
-  runCli(Deno.args, denoPort, denoStdout());
+  runCli(Deno.args, denoPort, denoStdout()); // stdin as it comes: see `StdioOptions.oneChunkATurn`
 }

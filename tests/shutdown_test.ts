@@ -236,3 +236,25 @@ test(`${RUNTIME}: a host that reads only after writing its whole batch and closi
     root.cleanup();
   }
 });
+
+test(`${RUNTIME}: requests written a byte at a time are answered, and the server runs until stdin ends`, async () => {
+  // Deno's stdin, paused after each chunk until an immediate, let the loop end between two bytes: the server
+  // exited 0 with stdin open and the second request unanswered (3 runs in 4).
+  const root = makeRoot({ "a.txt": "a\n" });
+  const server = new Server(root.path, ["--root", root.path, "--include", "**"]);
+  try {
+    const text = ["one", "two"].map((id) => JSON.stringify(request(id, "server/discover")) + "\n").join("");
+    for (const byte of text) {
+      await new Promise<void>((resolve) => server.child.stdin!.write(byte, () => resolve()));
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      assert.ok(server.alive, "still running");
+    }
+    server.child.stdin!.end();
+    const { code, signal } = await server.exited();
+    assert.deepEqual({ code, signal }, { code: 0, signal: null });
+    assert.deepEqual(server.lines.map((line) => JSON.parse(line).id), ["one", "two"]);
+  } finally {
+    await server.kill();
+    root.cleanup();
+  }
+});

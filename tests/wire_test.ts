@@ -298,11 +298,13 @@ test("every line the binary writes is JSON.stringify of its own parse, read page
 const discoverLine = (id: string) =>
   JSON.stringify({ jsonrpc: "2.0", id, method: "server/discover", params: { _meta: META } }) + "\n";
 
-test("input is taken in a chunk a loop turn, so a client that keeps writing cannot hold the loop", async () => {
+test("with oneChunkATurn (Node), input is taken in a chunk a loop turn: a flood cannot hold the loop", async () => {
   // Node reads up to 32 chunks of a stream in a row and runs a signal's handler only after them: a flood of
   // small requests held SIGTERM back for 3–8 s.
   const input = new PassThrough();
-  const transport = new StdioTransport(input, new PassThrough(), new ResultLines(), () => {});
+  const transport = new StdioTransport(input, new PassThrough(), new ResultLines(), () => {}, {
+    oneChunkATurn: true,
+  });
   const received: unknown[] = [];
   transport.onmessage = (message) => void received.push(message);
   await transport.start();

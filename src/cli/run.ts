@@ -17,7 +17,7 @@ import { ResultLines } from "../result_line.ts";
 import type { FsPort } from "../ports/fs_port.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
 import { onStopSignal } from "./signals.ts";
-import { StdioTransport } from "./stdio.ts";
+import { type StdioOptions, StdioTransport } from "./stdio.ts";
 
 const EXIT_USAGE = 64; // a configuration error (`EX_USAGE`)
 
@@ -134,8 +134,14 @@ function parseFlags(args: readonly string[]): { print: string } | { serve: RootO
  * @param fs The filesystem port of this runtime.
  * @param output Where the protocol goes: stdout, as a stream whose writes do not block the event loop (so
  *   input keeps being read while a host that has not started reading leaves the pipe full).
+ * @param options How the transport reads stdin, as this runtime needs it.
  */
-export function runCli(args: readonly string[], fs: FsPort, output: Writable = process.stdout): void {
+export function runCli(
+  args: readonly string[],
+  fs: FsPort,
+  output: Writable = process.stdout,
+  options: StdioOptions = {},
+): void {
   try {
     const action = parseFlags(args);
     if ("print" in action) {
@@ -146,7 +152,7 @@ export function runCli(args: readonly string[], fs: FsPort, output: Writable = p
     const root = openRoot({ ...action.serve, fs });
     if (!root.selector.reachesRootLevel) warn(READ_ONLY_WARNING);
     const results = new ResultLines(); // the server records, the transport writes
-    const stdio = new StdioTransport(process.stdin, output, results, warn);
+    const stdio = new StdioTransport(process.stdin, output, results, warn, options);
     const turn = inputTurnFor(fs);
     stdio.closed.then(() => process.exit(0));
     // Once the transport reads: a signal that came during start-up then takes in what was sent before it.

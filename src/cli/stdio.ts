@@ -45,6 +45,17 @@ export const MAX_READS_AFTER_STOP = 256;
 /** While input is quiet after a stop signal, the server waits in steps this long. */
 export const QUIET_STEP_MS = 5;
 
+/** How a `StdioTransport` reads. */
+export interface StdioOptions {
+  /**
+   * Take in one chunk of input a loop turn: pause the input after each until the next immediate, so a client
+   * that keeps writing cannot hold the loop. For Node, which reads up to 32 chunks of a stream in a row and
+   * runs a signal's handler only after them (a flood held SIGTERM back for 3–8 s). Not for Deno's stdin: it
+   * hands over a chunk a turn by itself, and paused with only an immediate pending, it let Deno's loop end.
+   */
+  readonly oneChunkATurn?: boolean;
+}
+
 /** A JSON-RPC transport over a pair of byte streams that answers everything it received before it closes. */
 export class StdioTransport implements Transport {
   // Set by the server side.
@@ -58,6 +69,7 @@ export class StdioTransport implements Transport {
   readonly #output: Writable;
   readonly #results: ResultLines;
   readonly #warn: (line: string) => void;
+  readonly #oneChunkATurn: boolean;
   #line: Buffer[] | null = []; // the start of the current line; null: it is over the cap, skip to its end
   #lineBytes = 0;
   #bytesIn = 0; // every byte of input taken in so far
@@ -72,11 +84,18 @@ export class StdioTransport implements Transport {
   #spare: ByteSink | undefined = new ByteSink(); // a line buffer no write in flight holds
 
   /** `results`: what the server recorded, by request id; `warn`: where a one-line diagnostic goes. */
-  constructor(input: Readable, output: Writable, results: ResultLines, warn: (line: string) => void) {
+  constructor(
+    input: Readable,
+    output: Writable,
+    results: ResultLines,
+    warn: (line: string) => void,
+    options: StdioOptions = {},
+  ) {
     this.#input = input;
     this.#output = output;
     this.#results = results;
     this.#warn = warn;
+    this.#oneChunkATurn = options.oneChunkATurn ?? false;
     this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
   }
 
@@ -184,11 +203,9 @@ export class StdioTransport implements Transport {
     this.finish();
   };
 
-  // One chunk a loop turn: the input is paused until the next, so a client that keeps writing cannot hold the
-  // loop (Node reads up to 32 chunks of a stream in a row, and hands a signal over only after them).
   readonly #onData = (chunk: Buffer): void => {
     this.#take(chunk);
-    if (this.#finishing) return;
+    if (!this.#oneChunkATurn || this.#finishing) return;
     this.#input.pause();
     setImmediate(this.#resume);
   };

@@ -294,6 +294,9 @@ test("every line the binary writes is JSON.stringify of its own parse, read page
   }
 });
 
+/** A turn of the event loop: the next immediate. */
+const immediate = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** The line `answeredAfterStop` sends for `id`. */
 const discoverLine = (id: string) =>
   JSON.stringify({ jsonrpc: "2.0", id, method: "server/discover", params: { _meta: META } }) + "\n";
@@ -312,7 +315,7 @@ test("with oneChunkATurn (Node), input is taken in a chunk a loop turn: a flood 
   await new Promise((resolve) => process.nextTick(resolve));
   assert.equal(received.length, 1, "one chunk in this turn");
   for (let turn = 0; turn < 10 && received.length < 3; turn++) {
-    await new Promise((resolve) => setImmediate(resolve));
+    await immediate();
   }
   assert.equal(received.length, 3, "the others in the turns after");
   await transport.close();
@@ -338,8 +341,7 @@ async function answeredAfterStop(
   await buildServer(openRoot({ root: root.path, include: ["**"] }), undefined, results).connect(transport);
   const send = (ids: string | string[]) => input.write([ids].flat().map(discoverLine).join(""));
   try {
-    const stop = () =>
-      transport.finishAfterInput(() => new Promise<void>((resolve) => setImmediate(resolve)));
+    const stop = () => transport.finishAfterInput(immediate);
     let closed = false;
     void transport.closed.then(() => closed = true);
     const stopped = stop();
@@ -367,7 +369,7 @@ test("two stop signals in one turn are one stop: a request arriving after them i
 
 /** Waits until the first stop's drain has had its first turn (an immediate it queued before these). */
 const afterDrainTurn = async () => {
-  for (let i = 0; i < 2; i++) await new Promise((resolve) => setImmediate(resolve));
+  for (let i = 0; i < 2; i++) await immediate();
 };
 
 /** `n` ids from `prefix`, in writes of 64 KiB at most: reads as a pipe would bring them. */
@@ -395,7 +397,7 @@ for (const when of ["in the same turn", "a turn after the first"] as const) {
       void stop();
       for (const ids of reads) {
         send(ids);
-        await new Promise((resolve) => setImmediate(resolve));
+        await immediate();
       }
     });
     assert.deepEqual(answered, reads.flat());
@@ -468,7 +470,7 @@ test("after a stop signal, a client that writes a little each turn is stopped af
   const answered = await answeredAfterStop(async (send, _stop, closed) => {
     for (let n = 0; n < 4 * MAX_READS_AFTER_STOP && !closed(); n++) {
       send(`turn-${n}`);
-      await new Promise((resolve) => setImmediate(resolve));
+      await immediate();
     }
   });
   assert.ok(answered.length > 2, "input is still taken in after two turns");

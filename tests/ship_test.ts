@@ -204,6 +204,37 @@ test("npm: the installed bin prints its version, and its shebang needs node on P
   assert.equal(noNode.stdout, "");
 });
 
+test("npm: npx starts the server as the README shows, pinned where it is installed and from the tarball", {
+  skip: NODE_ONLY,
+}, async () => {
+  const { dir, project, tarball } = await installed();
+  const root = makeRoot({ "a.md": "started by npx\n" });
+  // The user's environment, as `inherit_environment: true` hands it on; the npm cache already holds the
+  // dependencies, so npx need not ask the registry for them.
+  const env: Record<string, string> = { npm_config_prefer_offline: "true" };
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] ??= value;
+  const ways: [string, string[]][] = [
+    [project, ["-y", `ptc-fs-mcp@${VERSION}`]], // the host documents' install, where a project installed it
+    [dir, ["-y", `--package=./${tarball}`, "ptc-fs-mcp"]], // Running the server, until it is on the registry
+  ];
+  try {
+    for (const [cwd, spec] of ways) {
+      const { answers, code } = await converse(
+        "npx",
+        [...spec, "--root", root.path, "--include", "**"],
+        { env, cwd },
+        [DISCOVER, call("search_files", { query: ".md" })],
+      );
+      const what = `npx ${spec.join(" ")}`;
+      assert.equal(answers[0].result._meta["io.modelcontextprotocol/serverInfo"].version, VERSION, what);
+      assert.deepEqual(answers[1].result.structuredContent.items, [{ path: "a.md" }], what);
+      assert.equal(code, 0, what);
+    }
+  } finally {
+    root.cleanup();
+  }
+});
+
 test("npm: an absolute node on the resolved dist/cli.js serves an absolute root with an empty environment", {
   skip: NODE_ONLY,
 }, async () => {

@@ -551,6 +551,41 @@ test("a listing read in the second of its whole-second ctime (Deno's) is read ag
   }
 });
 
+test("a big file's first page pauses for input while it checks the file is UTF-8: a cancellation stops it", async () => {
+  // Four pieces of 1 MiB to check, each read taking 15 ms: the check must pause, see the cancellation and
+  // read no more, where it held the event loop for all of them (a 256 MiB file: 0.3 s).
+  const temp = makeRoot({ "big.txt": "é".repeat(2 * 1024 * 1024) });
+  try {
+    const abort = new AbortController();
+    let reads = 0;
+    const port: FsPort = {
+      ...nodePort,
+      openRead(path) {
+        const handle = nodePort.openRead(path);
+        return {
+          ...handle,
+          opened: handle.opened,
+          stat: () => handle.stat(),
+          close: () => handle.close(),
+          readAt(buffer, position) {
+            if (++reads === 2) abort.abort(); // the client cancels while the second piece is read
+            busy(15);
+            return handle.readAt(buffer, position);
+          },
+        };
+      },
+    };
+    const root = openRoot({ root: temp.path, include: ["**"], fs: port });
+    await assert.rejects(
+      Promise.resolve(readTextFile.run({ path: "big.txt" } as never, toolContext(root, abort.signal))),
+      (error: unknown) => error instanceof ToolError && error.message === "cancelled",
+    );
+    assert.ok(reads <= 3, `read ${reads} of the 4 pieces after its cancellation`);
+  } finally {
+    temp.cleanup();
+  }
+});
+
 test("a big directory's first read pauses for input between its batches: a cancellation stops it", async () => {
   // `big` says it is big (its size), and its read comes in batches of one name, each taking 15 ms: a call
   // that reads it, walking it or looking up a path below it, must pause between them, see the cancellation

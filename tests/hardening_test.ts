@@ -479,6 +479,48 @@ function slowBigPort(big: string, onBatch: (batch: number) => void): FsPort {
   };
 }
 
+test("a call that read a big directory just changed with pauses never reads it again in one go", async () => {
+  // A listing made within the racy margin of its directory's last change is not trusted from the cache: the
+  // lookups after the paced read must take it as the call validated it, or they read it again at once.
+  const temp = makeRoot({ "big/f0.txt": "needle\n", "big/f1.txt": "needle\n", "big/sub/x.txt": "" });
+  try {
+    const big = join(realpathSync(temp.path), "big");
+    const cases: [Tool, Record<string, unknown>, string][] = [
+      [
+        listDirectory,
+        { path: "big/f1.txt" },
+        "big/f1.txt is a file, not a directory; read it with read_text_file",
+      ],
+      [listDirectory, { path: "big/missing" }, "not found: big/missing"],
+      [searchText, { query: "needle", path: "big/missing" }, "not found: big/missing"],
+      [readTextFile, { path: "big/missing.txt" }, "not found: big/missing.txt"],
+    ];
+    for (const [tool, args, refusal] of cases) {
+      const label = `${tool.name} ${JSON.stringify(args)}`;
+      let readsAtOnce = 0;
+      const slow = slowBigPort(big, () => {});
+      const port: FsPort = {
+        ...slow,
+        readDir(path) {
+          if (path === big) readsAtOnce++;
+          return slow.readDir(path);
+        },
+      };
+      // Made now: the root, and `big` in it, changed within the margin.
+      writeFileSync(join(temp.path, "big", `new-${tool.name}.txt`), "");
+      const root = openRoot({ root: temp.path, include: ["**"], fs: port });
+      await assert.rejects(
+        Promise.resolve(tool.run(args as never, toolContext(root, new AbortController().signal))),
+        (error: unknown) => error instanceof ToolError && error.message === refusal,
+        label,
+      );
+      assert.equal(readsAtOnce, 0, `${label} read big in one go`);
+    }
+  } finally {
+    temp.cleanup();
+  }
+});
+
 test("a parent swapped for a link between a listing's lookups of its parents, with no pause, is refused", async () => {
   // Out of scope as a race (SPEC 11), yet the walk's own lookup of the parents, after its pass, catches it: a
   // walk that trusted its pass for the parents too listed the link's outside target here (a hostile pass).

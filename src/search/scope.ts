@@ -41,7 +41,8 @@ export async function scopeFiles(
   } catch (error) {
     throw refusal(error, scope);
   }
-  if (scope !== "" && files.length === 0) throw notServed(root, scope);
+  // As the lookups above took the directories: a big one that just changed is not read again in one go.
+  if (scope !== "" && files.length === 0) throw root.accepting(validated, () => notServed(root, scope));
   return { files, named: false };
 }
 

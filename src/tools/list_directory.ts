@@ -16,7 +16,7 @@ import { ToolError } from "../errors.ts";
 import { fitPage, pageSchema } from "../page.ts";
 import { Pacer } from "../pacing.ts";
 import { firstIndex, type ServedEntries } from "../listing.ts";
-import { joinRelative } from "../paths.ts";
+import { joinRelative, parentOf } from "../paths.ts";
 import type { Root } from "../root.ts";
 import { argumentsSchema, pageCap, pagingArgs, READ_ONLY, stringArg, type Tool } from "./tool.ts";
 
@@ -38,18 +38,28 @@ const NAME = "list_directory";
 async function servedEntries(root: Root, dir: string, pacer: Pacer): Promise<ServedEntries> {
   const may = admit(root, dir, "either"); // from the name first: an unserved path is never touched
   let entries: ServedEntries | null = null;
+  // The directories validated on the way, taken as they were by the lookups after the walk: a big one that
+  // changed just now is not trusted from the cache, and would otherwise be read again in one go.
+  const validated = new Map<string, unknown>();
   try {
     if (may.directory) {
       // Its subdirectories are read too: which of them serve something decides what it shows.
-      entries = await root.walkPaced(dir, 1, pacer, () => root.entries(dir));
+      entries = await root.walkPaced(dir, 1, pacer, () => root.entries(dir), validated);
     }
-    if (entries === null && may.file && root.isFile(dir)) {
-      throw new ToolError(`${shownPath(dir)} is a file, not a directory; read it with read_text_file`);
+    if (entries === null && may.file) {
+      const isFile = () => root.isFile(dir);
+      // The walk validated the directories above it; without one, they are validated here.
+      const file = may.directory
+        ? root.accepting(validated, isFile)
+        : await root.prepared(parentOf(dir), pacer, isFile, validated);
+      if (file) {
+        throw new ToolError(`${shownPath(dir)} is a file, not a directory; read it with read_text_file`);
+      }
     }
   } catch (error) {
     throw refusal(error, dir); // passes the ToolError through
   }
-  if (entries === null) throw notServed(root, dir);
+  if (entries === null) throw root.accepting(validated, () => notServed(root, dir));
   if (dir !== "" && entries.length === 0) throw notFound(dir); // an unserved directory never shows
   return entries;
 }

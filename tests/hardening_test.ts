@@ -1148,3 +1148,56 @@ test(`${RUNTIME}: an argument nested past the engine's stack is refused by name,
     assert.equal(structured(await server.call("read_text_file", { path: "a.txt" })).items[0].text, "a");
   });
 });
+
+test("a write's name longer than maxPathBytes is refused, as every other tool refuses it, and nothing is written", async () => {
+  const temp = makeRoot({});
+  try {
+    const root = openRoot({ root: temp.path, include: ["**"], limits: { maxPathBytes: 8 }, fs: nodePort });
+    assert.equal(
+      await call(root, writeTextFile, { path: "longname.txt", content: "x" }),
+      'error: path is longer than 8 bytes (maxPathBytes), so it could not be read back: "longname.txt"',
+    );
+    assert.equal(
+      await call(root, readTextFile, { path: "longname.txt" }),
+      'error: path is longer than 8 bytes (maxPathBytes): "longname.txt"',
+    );
+    assert.deepEqual(readdirSync(temp.path), []);
+    assert.deepEqual(await call(root, writeTextFile, { path: "a.txt", content: "x" }), {
+      path: "a.txt",
+      bytes: 1,
+      content_hash: "sha256:2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881",
+    });
+  } finally {
+    temp.cleanup();
+  }
+});
+
+test("a write that fails once begun says why in words, and leaves nothing behind", async () => {
+  const temp = makeRoot({ "a.txt": "old\n" });
+  try {
+    const cases: [FsError["code"], string][] = [
+      ["denied", "permission denied in the root"],
+      ["busy", "the server has too many files open; try again when fewer calls run"],
+      ["io", "the filesystem refused it (full, read-only or failing)"],
+      ["not_found", "the root changed meanwhile; try again"],
+    ];
+    for (const [code, why] of cases) {
+      const port: FsPort = {
+        ...nodePort,
+        rename() {
+          throw new FsError(code);
+        },
+      };
+      const root = openRoot({ root: temp.path, include: ["**"], fs: port });
+      assert.equal(
+        await call(root, writeTextFile, { path: "a.txt", content: "new\n" }),
+        `error: a.txt was not written, and nothing changed: ${why}`,
+        code,
+      );
+      assert.deepEqual(readdirSync(temp.path), ["a.txt"], `${code}: its temporary file is removed`);
+      assert.equal(readFileSync(join(temp.path, "a.txt"), "utf8"), "old\n");
+    }
+  } finally {
+    temp.cleanup();
+  }
+});

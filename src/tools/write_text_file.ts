@@ -50,6 +50,8 @@ export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
       ? "path is longer than 255 bytes, the longest file name"
       : !WRITE_NAME.test(path) || path === "." || path === ".."
       ? "path must be one lowercase file name of [a-z0-9._-], with no directory"
+      : path.length > root.limits.maxPathBytes // ASCII now: a byte a character
+      ? `path is longer than ${root.limits.maxPathBytes} bytes (maxPathBytes), so it could not be read back`
       : isTempName(path)
       ? "path is reserved for the temporary files of writes, which are never served"
       : !root.selector.isServed(path)
@@ -76,17 +78,20 @@ export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
     }
     let existing;
     let listed = false;
+    const validated = new Map<string, unknown>(); // the root, as this call read it
     try {
       existing = root.lstat(path);
       // On a filesystem that folds case or Unicode forms, the name may reach a file the root spells
       // otherwise, and maybe excludes: only the file the root lists under this very name is replaced.
       // A big root is read with pauses (`Root.prepared`), before anything is written.
-      const pacer = new Pacer(root, signal);
-      listed = existing?.kind === "file" && await root.prepared("", pacer, () => root.isFile(path));
+      if (existing) {
+        const file = existing.kind === "file";
+        listed = await root.prepared("", new Pacer(root, signal), () => file && root.isFile(path), validated);
+      }
     } catch (error) {
       throw refusal(error, path);
     }
-    if (existing && !listed) throw unlistedTarget(root, path);
+    if (existing && !listed) throw root.accepting(validated, () => unlistedTarget(root, path));
 
     const temp = tempName(randomBytes(8).toString("hex"));
     let file: FileHandle | undefined;
@@ -103,8 +108,7 @@ export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
       try {
         root.remove(temp);
       } catch { /* it was never created, or is already gone */ }
-      const why = error instanceof FsError ? error.code.replace("_", " ") : "error";
-      throw new ToolError(`${path} was not written (${why}); nothing changed`);
+      throw notWritten(error, path);
     }
     return { value: { path, bytes: bytes.length, content_hash: new Digest().bytes(bytes).contentHash() } };
   },
@@ -140,6 +144,21 @@ function unlistedTarget(root: Root, path: string): unknown {
     default:
       return new ToolError(`${path} exists and is not a regular file`);
   }
+}
+
+/** The refusal of a write that failed once begun: nothing changed, and why, in words. */
+function notWritten(error: unknown, path: string): ToolError {
+  const code = error instanceof FsError ? error.code : undefined;
+  const why = code === "denied"
+    ? "permission denied in the root"
+    : code === "busy"
+    ? "the server has too many files open; try again when fewer calls run"
+    : code === "io"
+    ? "the filesystem refused it (full, read-only or failing)"
+    : code !== undefined
+    ? "the root changed meanwhile; try again"
+    : "it failed";
+  return new ToolError(`${path} was not written, and nothing changed: ${why}`, { cause: error });
 }
 
 function changedMeanwhile(path: string): ToolError {

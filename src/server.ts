@@ -33,6 +33,7 @@ import { writeTextFile } from "./tools/write_text_file.ts";
 
 /** The five tools, in the order `tools/list` gives them. */
 export const TOOLS: readonly Tool[] = [listDirectory, searchFiles, searchText, readTextFile, writeTextFile];
+const TOOL_NAMES: readonly string[] = TOOLS.map((tool) => tool.name);
 
 /** The SDK's `McpServer`, as `createServer` returns it: call `connect(transport)` on it. */
 export type McpServer = SdkMcpServer;
@@ -221,6 +222,13 @@ function refusalFor(message: JSONRPCMessage): Refusal | null {
   }
   if (message.method === "tools/call") {
     if (typeof params.name !== "string") return invalid("params.name", params.name, "a tool name");
+    if (!TOOL_NAMES.includes(params.name)) {
+      // The SDK's own answer echoes the name whole, control characters and all: quoted and cut, as any argument.
+      return {
+        code: ProtocolErrorCode.InvalidParams,
+        message: `Unknown tool ${quoteArgument(params.name)}: this server has ${TOOL_NAMES.join(", ")}`,
+      };
+    }
     const args = params.arguments;
     if (args !== undefined && !isObject(args)) {
       return invalid("params.arguments", args, "an object");

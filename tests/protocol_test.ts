@@ -184,6 +184,12 @@ test(`${RUNTIME}: an unknown tool is JSON-RPC -32602; bad arguments are an isErr
     const unknown = await server.call("no_such_tool", {});
     assertValid("JSONRPCErrorResponse", unknown);
     assert.equal(unknown.error.code, -32602);
+    const tools = "list_directory, search_files, search_text, read_text_file, write_text_file";
+    assert.equal(unknown.error.message, `Unknown tool "no_such_tool": this server has ${tools}`);
+    // Named as any refused argument is: control characters escaped, cut to 256 bytes.
+    const odd = await server.call(`\u0007${"x".repeat(5_000)}`, {});
+    assert.equal(odd.error.code, -32602);
+    assert.equal(odd.error.message, `Unknown tool "\\u0007${"x".repeat(250)}"…: this server has ${tools}`);
     const bad = await server.call("read_text_file", { path: 42 });
     assertValid("CallToolResultResponse", bad);
     assert.equal(bad.result.isError, true);

@@ -134,7 +134,9 @@ export function buildServer(
 
 /**
  * Makes `connect(transport)` serve as the binary does, on any transport: behind the `VersionGate`, through
- * the SDK's serving entry (`serveStdio` takes any transport), which rejects 2025-era clients.
+ * the SDK's serving entry (`serveStdio` takes any transport), which rejects 2025-era clients. As the SDK's
+ * own `connect`, it rejects when the transport does not start, and what the entry reports (a transport's
+ * error, a refused 2025-era request) goes to `server.server.onerror`.
  */
 function servedModernOnly(server: McpServer): McpServer {
   const attach = server.connect.bind(server);
@@ -142,12 +144,16 @@ function servedModernOnly(server: McpServer): McpServer {
   let connection: { close(): Promise<void> } | undefined;
   server.connect = (transport) => {
     if (connection) return attach(transport); // the serving entry's own channel
+    const gate = new VersionGate(transport);
+    const start = gate.start.bind(gate);
+    let started: Promise<void> = Promise.resolve();
+    gate.start = () => (started = start()); // the entry starts it at once, and keeps the outcome to itself
     connection = serveStdio(() => server, {
       legacy: "reject",
-      transport: new VersionGate(transport),
-      onerror: () => {}, // malformed input is answered on the wire; nothing to report
+      transport: gate,
+      onerror: (error) => server.server.onerror?.(error),
     });
-    return Promise.resolve();
+    return started;
   };
   server.close = async () => {
     const current = connection;

@@ -101,6 +101,27 @@ test("after the peer closes the in-memory connection, the same server can be con
   }
 });
 
+test("connect rejects when the transport does not start, and the transport's errors reach server.onerror", async () => {
+  const dir = makeRoot({ "a.txt": "alpha\n" });
+  try {
+    const root = openRoot({ root: dir.path, include: ["**"] });
+    const [, broken] = InMemoryTransport.createLinkedPair();
+    broken.start = () => Promise.reject(new Error("no pipe"));
+    await assert.rejects(createServer(root).connect(broken), /no pipe/);
+
+    const server = createServer(root);
+    const reported: string[] = [];
+    server.server.onerror = (error) => reported.push(error.message);
+    const [, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    serverSide.onerror?.(new Error("the pipe broke"));
+    assert.deepEqual(reported, ["the pipe broke"]);
+    await server.close();
+  } finally {
+    dir.cleanup();
+  }
+});
+
 test("createServer refuses an identity without a string name and version", () => {
   const dir = makeRoot({ "a.txt": "alpha\n" });
   try {

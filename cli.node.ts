@@ -1,6 +1,7 @@
 /**
- * The command-line entry of the npm package: the build bundles it into the
- * bin `dist/cli.js`. `cli.ts` is the same on Deno.
+ * The command-line entry of the npm package: the build bundles it into
+ * `dist/server.js`, which the bin `dist/cli.js` loads once it caught stop
+ * signals. `cli.ts` is the same on Deno.
  *
  * @module
  */

@@ -5,7 +5,7 @@
  * @module
  */
 import { ToolError } from "./errors.ts";
-import { pathRefusal } from "./paths.ts";
+import { depthOf, pathRefusal } from "./paths.ts";
 import { refuseArgument, shownPath } from "./quote.ts";
 import type { Root } from "./root.ts";
 import { type FileHandle, type FileInfo, FsError } from "./ports/fs_port.ts";
@@ -46,18 +46,18 @@ export function checkRoot(root: Root): void {
 export function admit(
   root: Root,
   rel: string,
-  as: "file" | "directory" | "either",
+  as: "file" | "either",
 ): { readonly file: boolean; readonly directory: boolean } {
   if (rel === "") return { file: false, directory: true };
   const { selector, limits } = root;
   if (!rel.includes("/") && isTempName(rel)) throw notFound(rel); // a write's temporary file
-  const segments = rel.split("/");
+  const depth = depthOf(rel);
   for (let at = rel.indexOf("/"); at >= 0; at = rel.indexOf("/", at + 1)) {
     if (!selector.mayContain(rel.slice(0, at))) throw notFound(rel);
   }
   const admitted = {
-    file: as !== "directory" && segments.length - 1 <= limits.maxDepth && selector.isServed(rel),
-    directory: as !== "file" && segments.length <= limits.maxDepth && selector.mayContain(rel),
+    file: depth - 1 <= limits.maxDepth && selector.isServed(rel),
+    directory: as === "either" && depth <= limits.maxDepth && selector.mayContain(rel),
   };
   if (!admitted.file && !admitted.directory) throw notFound(rel);
   return admitted;

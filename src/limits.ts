@@ -68,8 +68,9 @@ function limitProblem(value: unknown, min: number, max: number): string | undefi
 }
 
 /**
- * Merges partial limits over the defaults. A limit that is unknown, or not an
- * integer from its minimum to `MAX_LIMIT`, throws a `ConfigError` whose
+ * Merges partial limits over the defaults. An unknown limit throws a `ConfigError`
+ * whose `option` is `limits`; a value that is not an integer from its minimum to
+ * `MAX_LIMIT` (`MAX_WRITE_BYTES_LIMIT` for `maxWriteBytes`) throws one whose
  * `option` is `limits.<key>`, so the command line can name its flag.
  */
 export function resolveLimits(partial: Partial<Limits> = {}): Limits {

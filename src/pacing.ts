@@ -105,20 +105,18 @@ export class Pacer {
   /**
    * Pauses once the call ran `YIELD_EVERY_MS`, then checks the root pin (it may have moved meanwhile: nothing
    * more is read under a root path that names another directory); throws `cancelled` once the client
-   * cancelled the call. Returns whether it paused: anything the call checked before may have changed since.
+   * cancelled the call. After a pause (`pauses` counts them), anything the call checked before may have
+   * changed.
    */
-  async checkpoint(): Promise<boolean> {
-    let paused = false;
+  async checkpoint(): Promise<void> {
     if (performance.now() - this.#pausedAt >= YIELD_EVERY_MS) {
       const { quick, patient } = this.#turns;
       await (++this.#turnsTaken % PATIENT_PAUSE_EVERY === 0 ? patient : quick)();
       this.#pausedAt = performance.now();
       this.#pauses++;
-      paused = true;
       if (!this.#signal.aborted) checkRoot(this.#root);
     }
     if (this.#signal.aborted) throw new ToolError(CANCELLED_MESSAGE);
-    return paused;
   }
 
   /**

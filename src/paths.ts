@@ -8,7 +8,15 @@ import { utf8Length } from "./bytes.ts";
 import { DEFAULT_LIMITS } from "./limits.ts";
 
 /** Longest path segment, in UTF-8 bytes (the usual `NAME_MAX`). */
-const MAX_SEGMENT_BYTES = 255;
+export const MAX_SEGMENT_BYTES = 255;
+
+/**
+ * How deep a relative path lies: its segments (`""`, the root: 0). A directory is served down to
+ * `maxDepth`, so a file down to one more.
+ */
+export function depthOf(rel: string): number {
+  return rel === "" ? 0 : rel.split("/").length;
+}
 
 const DRIVE_PREFIX = /^[A-Za-z]:/;
 

@@ -21,8 +21,9 @@ interface Copies {
   readonly quoted: string;
 }
 
-// The copies `encodedSize` made, by value: a page is measured so before it is returned, never changed after,
-// and its line is written from them (`writersOf`, which drops them), not stringified again.
+// The copies `encodedSize` made, by value. A page is never changed after it was measured: when it was
+// measured whole (most pages: every candidate fits), its line is written from them (`writersOf`, which drops
+// them), not stringified again; a page fitted from its items' costs is stringified once, when it is written.
 const measured = new WeakMap<object, Copies>();
 
 function copiesOf(value: unknown): Copies {

@@ -12,7 +12,7 @@ import { type Limits, resolveLimits } from "./limits.ts";
 import { createSelector, type Selector } from "./selector.ts";
 import type { DirectoryHold, DirEntry, EntryKind, FileHandle, FileInfo, FsPort } from "./ports/fs_port.ts";
 import { DIR_BATCH, FsError } from "./ports/fs_port.ts";
-import { joinRelative, nameableIn, parentOf } from "./paths.ts";
+import { depthOf, joinRelative, nameableIn, parentOf } from "./paths.ts";
 import { Listing, ServedEntries, Tree } from "./listing.ts";
 import { type Found, Search } from "./path_search.ts";
 import { sameIdentity } from "./identity.ts";
@@ -43,10 +43,6 @@ interface CachedDir {
   shown?: { value: ServedEntries; served: boolean[] }; // the last entries shown, and which subdirectories
 }
 
-function depthOf(dir: string): number {
-  return dir === "" ? 0 : dir.split("/").length;
-}
-
 /** A directory's identity as lstatted (`info`) just before a read, and when (`now`, `Date.now()`). */
 interface Seen {
   readonly info: FileInfo;
@@ -60,7 +56,7 @@ type Lookup = { readonly valid: CachedDir | null } | { readonly stale: Seen };
 type Read = { readonly listing: Listing; readonly seen: Seen } | null;
 
 /** Whether an lstat still shows the directory `info` describes: the same inode, changed or not. */
-function sameDirectory(now: FileInfo | null, info: FileInfo): boolean {
+function sameDirectory(now: FileInfo | null, info: FileInfo): now is FileInfo {
   return now?.kind === "directory" && now.ino === info.ino && now.dev === info.dev;
 }
 
@@ -213,7 +209,10 @@ export class Root {
     return listed.kind === "unknown" ? this.fs.lstat(this.#abs(rel))?.kind ?? null : listed.kind;
   }
 
-  /** Whether anything at or below `dir` is served. */
+  /**
+   * Whether anything at or below `dir` is served.
+   * @internal
+   */
   hasServed(dir: string): boolean {
     return this.#serves(dir, false);
   }
@@ -404,9 +403,7 @@ export class Root {
       } catch (error) {
         if (!(error instanceof FsError)) throw error;
       }
-      if (!known || now?.kind !== "directory" || now.ino !== known.info.ino || now.dev !== known.info.dev) {
-        return above;
-      }
+      if (!known || !sameDirectory(now, known.info)) return above;
       this.#unchanged?.add(above);
     }
     return undefined;
@@ -425,7 +422,7 @@ export class Root {
   }
 
   #assertPinned(info: FileInfo | null): void {
-    if (info?.kind !== "directory" || info.dev !== this.#pin.dev || info.ino !== this.#pin.ino) {
+    if (!sameDirectory(info, this.#pin)) {
       throw new ToolError(ROOT_MOVED_MESSAGE);
     }
   }
@@ -648,7 +645,7 @@ export class Root {
   #identityAfterRead(dir: string, before: Seen): Seen | null {
     const now = Date.now();
     const after = this.fs.lstat(this.#abs(dir));
-    if (after === null || after.ino !== before.info.ino || after.dev !== before.info.dev) return null;
+    if (!sameDirectory(after, before.info)) return null;
     return sameIdentity(after, before.info) ? before : { info: after, now };
   }
 

@@ -8,14 +8,14 @@ import process from "node:process";
 import type { Writable } from "node:stream";
 import { parseArgs } from "node:util";
 import { ConfigError } from "../errors.ts";
-import type { Limits } from "../limits.ts";
+import { DEFAULT_LIMITS, type Limits } from "../limits.ts";
 import { openRoot, type RootOptions } from "../root.ts";
 import { buildServer } from "../server.ts";
 import { inputTurnFor } from "../pacing.ts";
 import { escapeControl } from "../quote.ts";
 import { ResultLines } from "../result_line.ts";
 import type { FsPort } from "../ports/fs_port.ts";
-import { SERVER_NAME, VERSION } from "../version.ts";
+import { PROTOCOL_VERSION, SERVER_NAME, VERSION } from "../version.ts";
 import { onStopSignal } from "./signals.ts";
 import { type StdioOptions, StdioTransport } from "./stdio.ts";
 
@@ -30,14 +30,14 @@ const READ_ONLY_WARNING = "no --include pattern matches a file in the root itsel
 const USAGE = `Usage: ptc-fs-mcp --root <dir> --include <glob> [--include <glob>]... [--exclude <glob>]...
                   [--max-write-bytes <n>] [--max-file-bytes <n>] [--max-result-bytes <n>]
 
-Serves the files under <dir> to an MCP client (protocol 2026-07-28) over stdio.
+Serves the files under <dir> to an MCP client (protocol ${PROTOCOL_VERSION}) over stdio.
 
   --root <dir>              directory to serve (required; pinned by its real path)
   --include <glob>          serve paths matching <glob> (required; repeatable)
   --exclude <glob>          never serve paths matching <glob> (repeatable)
-  --max-write-bytes <n>     largest write_text_file payload (default 65536)
-  --max-file-bytes <n>      largest file read or searched (default 268435456)
-  --max-result-bytes <n>    ceiling of one encoded result (default 48000)
+  --max-write-bytes <n>     largest write_text_file payload (default ${DEFAULT_LIMITS.maxWriteBytes})
+  --max-file-bytes <n>      largest file read or searched (default ${DEFAULT_LIMITS.maxFileBytes})
+  --max-result-bytes <n>    ceiling of one encoded result (default ${DEFAULT_LIMITS.maxResultBytes})
   -h, --help                print this help
   --version                 print the version
 

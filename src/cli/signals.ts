@@ -1,6 +1,7 @@
 /**
- * SIGTERM and SIGINT, caught from the first moment: this module is each entry's only static import, and the
- * server's code (whose loading takes most of the start-up) is imported after it ran. A signal before
+ * SIGTERM and SIGINT, caught from the first moment: this module is the only static import of both command
+ * lines (`cli.ts`, and the npm bin the build writes), and the server's code (whose loading takes most of the
+ * start-up) is imported after it ran. A signal before
  * `onStopSignal` is kept and handed over there, so a stop during start-up still answers what was sent and
  * ends with status 0; after it, the transport answers what it received.
  *

@@ -19,7 +19,8 @@ import { FsError } from "../ports/fs_port.ts";
 import type { Root } from "../root.ts";
 import { searchMethodFor, type WindowSearch } from "./find_bytes.ts";
 
-const MAX_LINE_TEXT_BYTES = 1_024;
+/** Longest line text `search_text` reports, in UTF-8 bytes: a longer line is cut on a character boundary. */
+export const MAX_LINE_TEXT_BYTES = 1_024;
 const SCAN_WINDOW_BYTES = 1024 * 1024;
 const MIN_BUFFER_BYTES = 64 * 1024; // so a run of small files does not regrow the buffer each time
 const NEWLINE = 0x0a;

@@ -48,7 +48,8 @@ const ANY_HASH = "sha256:" + "0".repeat(64); // stands for any content_hash: the
 
 /**
  * A cursor's position: the offset in as many digits as the file's size (which a cursor binds), so every
- * cursor of a file has the same length and a page can be fitted before its cursor is made.
+ * cursor of a file has the same length and a page can be fitted before its cursor is made. Exported for the
+ * fitting tests.
  */
 export const cursorPosition = (offset: number, size: number): string =>
   String(offset).padStart(String(size).length, "0");

@@ -15,7 +15,7 @@ import { Digest } from "../hashing.ts";
 import { identityOf, IdentityRecords } from "../identity.ts";
 import { fitPage, type Page, pageSchema } from "../page.ts";
 import { Pacer } from "../pacing.ts";
-import { type Match, type Position, Scan, scanSlot } from "../search/scan.ts";
+import { type Match, MAX_LINE_TEXT_BYTES, type Position, Scan, scanSlot } from "../search/scan.ts";
 import { pathsDigest, scopeFiles } from "../search/scope.ts";
 import {
   argumentsSchema,
@@ -33,7 +33,9 @@ import {
 const item = z.object({
   path: z.string(),
   line: z.int().min(1).describe("1-based line number."),
-  text: z.string().describe("The whole line without its line break, cut to 1,024 bytes."),
+  text: z.string().describe(
+    `The whole line without its line break, cut to ${MAX_LINE_TEXT_BYTES.toLocaleString("en-US")} bytes.`,
+  ),
 });
 type Item = z.infer<typeof item> & Match;
 

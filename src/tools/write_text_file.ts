@@ -13,12 +13,13 @@ import { ToolError } from "../errors.ts";
 import { Digest } from "../hashing.ts";
 import { Pacer } from "../pacing.ts";
 import { type FileHandle, FsError } from "../ports/fs_port.ts";
+import { MAX_SEGMENT_BYTES } from "../paths.ts";
 import { refuseArgument } from "../quote.ts";
 import type { Root } from "../root.ts";
 import { isTempName, tempName } from "../temp_names.ts";
 import { argumentsSchema, READ_ONLY, stringArg, type Tool } from "./tool.ts";
 
-const WRITE_NAME = /^[a-z0-9._-]{1,255}$/;
+const WRITE_NAME = new RegExp(`^[a-z0-9._-]{1,${MAX_SEGMENT_BYTES}}$`);
 
 /** The exact refusal when no include pattern reaches the root level. */
 export const NO_ROOT_LEVEL_INCLUDE = "no --include pattern of this root matches a file in the root itself";
@@ -46,8 +47,8 @@ export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
   annotations: { ...READ_ONLY, readOnlyHint: false, destructiveHint: true },
   async run({ path, content }, { root, signal }) {
     if (!root.selector.reachesRootLevel) throw new ToolError(NO_ROOT_LEVEL_INCLUDE);
-    const refused = path.length > 255 && !/[^a-z0-9._-]/.test(path) // a search, not a match: any length
-      ? "path is longer than 255 bytes, the longest file name"
+    const refused = path.length > MAX_SEGMENT_BYTES && !/[^a-z0-9._-]/.test(path) // a search: any length
+      ? `path is longer than ${MAX_SEGMENT_BYTES} bytes, the longest file name`
       : !WRITE_NAME.test(path) || path === "." || path === ".."
       ? "path must be one lowercase file name of [a-z0-9._-], with no directory"
       : path.length > root.limits.maxPathBytes // ASCII now: a byte a character

@@ -135,25 +135,37 @@ export function buildServer(
 /**
  * Makes `connect(transport)` serve as the binary does, on any transport: behind the `VersionGate`, through
  * the SDK's serving entry (`serveStdio` takes any transport), which rejects 2025-era clients. As the SDK's
- * own `connect`, it rejects when the transport does not start, and what the entry reports (a transport's
- * error, a refused 2025-era request) goes to `server.server.onerror`.
+ * own `connect`, it rejects when the transport does not start, and when the server is already connected.
  */
 function servedModernOnly(server: McpServer): McpServer {
   const attach = server.connect.bind(server);
   const detach = server.close.bind(server);
   let connection: { close(): Promise<void> } | undefined;
+  let entryConnects = false; // the serving entry asked for the server: its next `connect` is the entry's channel
   server.connect = (transport) => {
-    if (connection) return attach(transport); // the serving entry's own channel
+    if (entryConnects) {
+      entryConnects = false;
+      return attach(transport);
+    }
+    if (connection) return Promise.reject(new Error("the server is already connected; close it first"));
     const gate = new VersionGate(transport);
     const start = gate.start.bind(gate);
-    let started: Promise<void> = Promise.resolve();
-    gate.start = () => (started = start()); // the entry starts it at once, and keeps the outcome to itself
-    connection = serveStdio(() => server, {
+    let started = Promise.resolve();
+    // The entry starts it at once and keeps the outcome to itself; a start that throws is a rejection too.
+    gate.start = () => started = new Promise<void>((resolve) => resolve(start()));
+    const current = serveStdio(() => {
+      entryConnects = true;
+      return server;
+    }, {
       legacy: "reject",
       transport: gate,
-      onerror: (error) => server.server.onerror?.(error),
+      onerror: () => {}, // before the first request; after it, the SDK reports through `server.server.onerror`
     });
-    return started;
+    connection = current;
+    return started.catch((error) => {
+      if (connection === current) connection = undefined; // not connected: a retry goes through the gate
+      throw error;
+    });
   };
   server.close = async () => {
     const current = connection;

@@ -101,19 +101,47 @@ test("after the peer closes the in-memory connection, the same server can be con
   }
 });
 
-test("connect rejects when the transport does not start, and the transport's errors reach server.onerror", async () => {
+test("connect rejects when the transport does not start, or the server is connected; a retry is gated", async () => {
   const dir = makeRoot({ "a.txt": "alpha\n" });
   try {
-    const root = openRoot({ root: dir.path, include: ["**"] });
-    const [, broken] = InMemoryTransport.createLinkedPair();
-    broken.start = () => Promise.reject(new Error("no pipe"));
-    await assert.rejects(createServer(root).connect(broken), /no pipe/);
+    const server = createServer(openRoot({ root: dir.path, include: ["**"] }));
+    const [, rejects] = InMemoryTransport.createLinkedPair();
+    rejects.start = () => Promise.reject(new Error("no pipe"));
+    await assert.rejects(server.connect(rejects), /no pipe/);
+    const [, throws] = InMemoryTransport.createLinkedPair();
+    throws.start = () => {
+      throw new Error("no pipe either");
+    };
+    await assert.rejects(server.connect(throws), /no pipe either/);
 
-    const server = createServer(root);
+    // The retry is served behind the gate: a 2025-era opening is refused, a modern request answered.
+    const [client, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const answers = new Map<unknown, Record<string, unknown>>();
+    const answered = new Promise<void>((resolve) => {
+      client.onmessage = (m) => {
+        answers.set((m as { id?: unknown }).id, m as Record<string, unknown>);
+        if (answers.size === 2) resolve();
+      };
+    });
+    await client.start();
+    const opening = {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "x", version: "1" },
+    };
+    await client.send({ jsonrpc: "2.0", id: 1, method: "initialize", params: opening });
+    await client.send({ jsonrpc: "2.0", id: 2, method: "server/discover", params: { _meta: META } });
+    await answered;
+    assert.equal((answers.get(1)?.error as { code: number }).code, -32022);
+    assert.ok(answers.get(2)?.result);
+
+    const [, another] = InMemoryTransport.createLinkedPair();
+    await assert.rejects(server.connect(another), /already connected/);
+
+    // After the first request, a transport error reaches server.onerror, once.
     const reported: string[] = [];
     server.server.onerror = (error) => reported.push(error.message);
-    const [, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
     serverSide.onerror?.(new Error("the pipe broke"));
     assert.deepEqual(reported, ["the pipe broke"]);
     await server.close();

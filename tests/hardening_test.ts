@@ -31,7 +31,7 @@ import { nodePort } from "../src/ports/node.ts";
 import type { Root } from "../src/root.ts";
 import type { Tool } from "../src/tools/tool.ts";
 import { listDirectory } from "../src/tools/list_directory.ts";
-import { readTextFile } from "../src/tools/read_text_file.ts";
+import { MAX_PACED_UTF8_CHECKS, readTextFile } from "../src/tools/read_text_file.ts";
 import { searchFiles } from "../src/tools/search_files.ts";
 import { searchText } from "../src/tools/search_text.ts";
 import { writeTextFile } from "../src/tools/write_text_file.ts";
@@ -623,6 +623,51 @@ test("a big file's first page pauses for input while it checks the file is UTF-8
       (error: unknown) => error instanceof ToolError && error.message === "cancelled",
     );
     assert.ok(reads <= 3, `read ${reads} of the 4 pieces after its cancellation`);
+  } finally {
+    temp.cleanup();
+  }
+});
+
+test(`at most ${MAX_PACED_UTF8_CHECKS} first pages check a big file with pauses at once: descriptors stay bounded`, async () => {
+  // Each check holds its file open across its pauses: eight reads of a big file at once held eight across
+  // them, and 600 pipelined ran a server out of descriptors. Past the bound, a check runs in one go.
+  const content = "é".repeat(2 * 1024 * 1024); // four pieces of 1 MiB to check
+  const temp = makeRoot({ "big.txt": content });
+  try {
+    let open = 0;
+    let most = 0; // files open while the calls paused: sampled between turns of the event loop
+    const sampler = setInterval(() => most = Math.max(most, open), 1);
+    const port: FsPort = {
+      ...nodePort,
+      openRead(path) {
+        const handle = nodePort.openRead(path);
+        open++;
+        return {
+          ...handle,
+          opened: handle.opened,
+          stat: () => handle.stat(),
+          close: () => {
+            open--;
+            handle.close();
+          },
+          readAt(buffer, position) {
+            busy(15); // past the time between pauses: every piece ends in one
+            return handle.readAt(buffer, position);
+          },
+        };
+      },
+    };
+    const root = openRoot({ root: temp.path, include: ["**"], fs: port });
+    const pages = await Promise.all(
+      Array.from({ length: 8 }, () => call(root, readTextFile, { path: "big.txt" })),
+    ).finally(() => clearInterval(sampler));
+    for (const page of pages) {
+      const { items } = page as { items: { byte_offset: number; text: string }[] };
+      assert.equal(items[0].byte_offset, 0);
+      assert.ok(content.startsWith(items.map((i) => i.text).join("")));
+    }
+    assert.equal(open, 0);
+    assert.ok(most > 0 && most <= MAX_PACED_UTF8_CHECKS, `${most} files open across pauses`);
   } finally {
     temp.cleanup();
   }

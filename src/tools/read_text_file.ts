@@ -152,9 +152,17 @@ function scratch(n: number): Uint8Array {
 }
 
 /**
+ * First pages that check a big file with pauses at once, each holding its descriptor across them: past this
+ * many, a check runs in one go (600 pipelined reads of a big file otherwise held 600 descriptors).
+ */
+export const MAX_PACED_UTF8_CHECKS = 4;
+let pacedChecks = 0;
+
+/**
  * Whether the file's `size` bytes are UTF-8, read into `buffer` a piece at a time, with a checkpoint after
- * each (a 256 MiB file held input for 0.3 s). Each piece is taken in before the pause, since another call may
- * read into the same scratch buffer meanwhile; a write in place meanwhile is caught by the page's last fstat.
+ * each (a 256 MiB file held input for 0.3 s) unless `MAX_PACED_UTF8_CHECKS` run. Each piece is taken in before
+ * the pause, since another call may read into the same scratch buffer meanwhile; a write in place meanwhile
+ * is caught by the page's last fstat.
  */
 async function isUtf8File(
   handle: FileHandle,
@@ -162,13 +170,19 @@ async function isUtf8File(
   buffer: Uint8Array,
   pacer: Pacer,
 ): Promise<boolean> {
-  const utf8 = new Utf8Stream();
-  for (let at = 0, n = 1; at < size && n > 0 && !utf8.failed; at += n) {
-    n = handle.readAt(buffer.subarray(0, Math.min(buffer.length, size - at)), at);
-    utf8.push(buffer.subarray(0, n));
-    await pacer.checkpoint();
+  const paced = pacedChecks < MAX_PACED_UTF8_CHECKS;
+  if (paced) pacedChecks++;
+  try {
+    const utf8 = new Utf8Stream();
+    for (let at = 0, n = 1; at < size && n > 0 && !utf8.failed; at += n) {
+      n = handle.readAt(buffer.subarray(0, Math.min(buffer.length, size - at)), at);
+      utf8.push(buffer.subarray(0, n));
+      if (paced) await pacer.checkpoint();
+    }
+    return utf8.valid;
+  } finally {
+    if (paced) pacedChecks--;
   }
-  return utf8.valid;
 }
 
 /**

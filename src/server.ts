@@ -170,6 +170,7 @@ function servedModernOnly(server: McpServer): McpServer {
   server.close = async () => {
     const current = connection;
     connection = undefined;
+    entryConnects = false;
     if (current) await current.close(); // ends the entry, which calls back here (then `current` is unset)
     await detach(); // also when the peer ended the connection first: detaching twice is harmless
   };

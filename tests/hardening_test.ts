@@ -593,6 +593,31 @@ test("a listing read in the second of its whole-second ctime (Deno's) is read ag
   }
 });
 
+/** The Node port, each read of a file taking 15 ms (past the time between pauses); `on` sees opens, reads, closes. */
+function slowFilePort(on: { open?: () => void; read?: () => void; close?: () => void }): FsPort {
+  return {
+    ...nodePort,
+    openRead(path) {
+      const handle = nodePort.openRead(path);
+      on.open?.();
+      return {
+        ...handle,
+        opened: handle.opened,
+        stat: () => handle.stat(),
+        close: () => {
+          on.close?.();
+          handle.close();
+        },
+        readAt(buffer, position) {
+          on.read?.();
+          busy(15);
+          return handle.readAt(buffer, position);
+        },
+      };
+    },
+  };
+}
+
 test("a big file's first page pauses for input while it checks the file is UTF-8: a cancellation stops it", async () => {
   // Four pieces of 1 MiB to check, each read taking 15 ms: the check must pause, see the cancellation and
   // read no more, where it held the event loop for all of them (a 256 MiB file: 0.3 s).
@@ -600,23 +625,11 @@ test("a big file's first page pauses for input while it checks the file is UTF-8
   try {
     const abort = new AbortController();
     let reads = 0;
-    const port: FsPort = {
-      ...nodePort,
-      openRead(path) {
-        const handle = nodePort.openRead(path);
-        return {
-          ...handle,
-          opened: handle.opened,
-          stat: () => handle.stat(),
-          close: () => handle.close(),
-          readAt(buffer, position) {
-            if (++reads === 2) abort.abort(); // the client cancels while the second piece is read
-            busy(15);
-            return handle.readAt(buffer, position);
-          },
-        };
+    const port = slowFilePort({
+      read: () => {
+        if (++reads === 2) abort.abort(); // the client cancels while the second piece is read
       },
-    };
+    });
     const root = openRoot({ root: temp.path, include: ["**"], fs: port });
     await assert.rejects(
       Promise.resolve(readTextFile.run({ path: "big.txt" } as never, toolContext(root, abort.signal))),
@@ -637,26 +650,7 @@ test(`at most ${MAX_PACED_UTF8_CHECKS} first pages check a big file with pauses 
     let open = 0;
     let most = 0; // files open while the calls paused: sampled between turns of the event loop
     const sampler = setInterval(() => most = Math.max(most, open), 1);
-    const port: FsPort = {
-      ...nodePort,
-      openRead(path) {
-        const handle = nodePort.openRead(path);
-        open++;
-        return {
-          ...handle,
-          opened: handle.opened,
-          stat: () => handle.stat(),
-          close: () => {
-            open--;
-            handle.close();
-          },
-          readAt(buffer, position) {
-            busy(15); // past the time between pauses: every piece ends in one
-            return handle.readAt(buffer, position);
-          },
-        };
-      },
-    };
+    const port = slowFilePort({ open: () => open++, close: () => open-- }); // every piece ends in a pause
     const root = openRoot({ root: temp.path, include: ["**"], fs: port });
     const pages = await Promise.all(
       Array.from({ length: 8 }, () => call(root, readTextFile, { path: "big.txt" })),

@@ -13,6 +13,7 @@ import { createSelector, type Selector } from "./selector.ts";
 import type { DirectoryHold, DirEntry, EntryKind, FileHandle, FileInfo, FsPort } from "./ports/fs_port.ts";
 import { DIR_BATCH, FsError } from "./ports/fs_port.ts";
 import { depthOf, joinRelative, nameableIn, parentOf } from "./paths.ts";
+import { shownPath } from "./quote.ts";
 import { Listing, ServedEntries, Tree } from "./listing.ts";
 import { type Found, Search } from "./path_search.ts";
 import { sameIdentity } from "./identity.ts";
@@ -22,6 +23,7 @@ import type { Pacer } from "./pacing.ts";
 const RACY_MARGIN_MS = 50; // a listing read this soon after its directory changed is read again next time
 const SETTLED_READ_ATTEMPTS = 3; // reads of a directory that keeps changing while it is read
 const MAX_CACHED_NAMES = 2_000_000; // then the cache starts over
+const KEPT_CHANGING = "kept changing while it was read; try again";
 /**
  * A directory at least this big (its `st_size`: about 2,000 names on ext4) is read by `walkPaced` in
  * batches, pausing between them, and so are its filtering and sort: 160,000 names held input for 0.6 s.
@@ -58,6 +60,36 @@ type Read = { readonly listing: Listing; readonly seen: Seen } | null;
 /** Whether an lstat still shows the directory `info` describes: the same inode, changed or not. */
 function sameDirectory(now: FileInfo | null, info: FileInfo): now is FileInfo {
   return now?.kind === "directory" && now.ino === info.ino && now.dev === info.dev;
+}
+
+/** The last instant a ctime stands for: Deno reports whole seconds, so one on a second may be any of it. */
+function ctimeEndNs(info: FileInfo): bigint {
+  return info.ctimeNs % 1_000_000_000n === 0n ? info.ctimeNs + 999_999_999n : info.ctimeNs;
+}
+
+/**
+ * How long until `#stampsAbove`'s `stamps` prove a read (see `#provableStampsAbove`): 0 if they do now,
+ * `Infinity` if waiting would not help (a directory gone, an mtime set ahead within its ctime's second).
+ */
+function unprovableFor(stamps: readonly (FileInfo | null)[], now: number): number {
+  let waitMs = 0;
+  for (const info of stamps) {
+    if (info === null) return Infinity;
+    const settledAt = Number(info.mtimeNs / 1_000_000n) + RACY_MARGIN_MS + 1;
+    const setAhead = info.mtimeNs > ctimeEndNs(info) + BigInt(RACY_MARGIN_MS) * 1_000_000n;
+    if (settledAt <= now || setAhead) continue;
+    waitMs = settledAt > now + RACY_MARGIN_MS + 1 ? Infinity : Math.max(waitMs, settledAt - now);
+  }
+  return waitMs;
+}
+
+/** Whether two `#stampsAbove` lists show the same directories, no entry of theirs changed. */
+function sameStamps(a: readonly (FileInfo | null)[], b: readonly (FileInfo | null)[]): boolean {
+  return a.length === b.length && a.every((info, i) => {
+    const now = b[i];
+    return info !== null && sameDirectory(now, info) && now.mtimeNs === info.mtimeNs &&
+      now.ctimeNs === info.ctimeNs;
+  });
 }
 
 /** Drops `dir` (when one is given) and every directory below it from `fresh`; returns whether it did. */
@@ -553,7 +585,7 @@ export class Root {
     const { listing, seen: { info, now } } = read;
     // The later of ctime and mtime. Deno reports ctime in whole seconds (mtime in milliseconds), and a chmod
     // moves only ctime: a ctime on a whole second may stand for any instant of it, so it counts as its end.
-    const ctimeNs = info.ctimeNs % 1_000_000_000n === 0n ? info.ctimeNs + 999_999_999n : info.ctimeNs;
+    const ctimeNs = ctimeEndNs(info);
     const changedNs = ctimeNs > info.mtimeNs ? ctimeNs : info.mtimeNs;
     const trusted = Number(changedNs / 1_000_000n) + RACY_MARGIN_MS < now;
     const cached = this.#cache.get(dir); // as it is now: a paced read lets other calls change it
@@ -624,18 +656,65 @@ export class Root {
    * `#readSettled` for a big directory, with pauses. After them the directories above may have been replaced:
    * they are checked first, top down (so no lstat goes through a link), then the directory itself, and the
    * names whose kind the directory did not report are lstatted before the next pause.
+   *
+   * The pauses give a racer time to swap the directory, or one above it, for a link and back while the read
+   * is opened, which no lstat after could see. A port with `pacedReadsProven` reads the directory it was
+   * shown; on another, the stamps of the directories above must show that no entry of theirs changed meanwhile,
+   * and a read they never prove is refused rather than taken.
    */
   async #readSettledPaced(dir: string, before: Seen, pacer: Pacer, fresh: Fresh): Promise<Read> {
+    const proven = this.fs.pacedReadsProven === true;
     for (let attempt = 1;; attempt++) {
-      const entries = await this.fs.readDirPaced(this.#abs(dir), () => pacer.checkpoint());
+      const stamps = proven ? [] : await this.#provableStampsAbove(dir, pacer);
+      let entries: DirEntry[];
+      try {
+        entries = await this.fs.readDirPaced(this.#abs(dir), () => pacer.checkpoint(), before.info);
+      } catch (error) {
+        // Its path leads elsewhere now (another directory, a link or a file there): as if found so after.
+        if (error instanceof FsError && (error.code === "changed" || error.code === "not_directory")) {
+          return null;
+        }
+        throw error;
+      }
       if (this.#replacedAbove(dir, fresh) !== undefined) return null; // left to the walk, which checks again
       const after = this.#identityAfterRead(dir, before);
-      if (after === before || (after !== null && attempt >= SETTLED_READ_ATTEMPTS)) {
+      if (after === null) return null;
+      const throughSame = proven || (stamps !== undefined && sameStamps(stamps, this.#stampsAbove(dir)));
+      if (throughSame && (after === before || attempt >= SETTLED_READ_ATTEMPTS)) {
         return { listing: await this.#listPaced(dir, entries, pacer), seen: before };
       }
-      if (after === null) return null;
+      if (attempt >= SETTLED_READ_ATTEMPTS) throw new ToolError(`${shownPath(dir)} ${KEPT_CHANGING}`);
       before = after;
     }
+  }
+
+  /** The root and each directory above `dir`, lstatted top down (`null`: not a directory now). */
+  #stampsAbove(dir: string): (FileInfo | null)[] {
+    if (dir === "") return []; // the root's own path is the pin's to check
+    const above = [""];
+    for (let at = dir.indexOf("/"); at >= 0; at = dir.indexOf("/", at + 1)) above.push(dir.slice(0, at));
+    return above.map((rel) => {
+      const info = this.fs.lstat(this.#abs(rel));
+      return info?.kind === "directory" ? info : null;
+    });
+  }
+
+  /**
+   * `#stampsAbove` taken where two equal lists around a read prove the read went through the same
+   * directories, or `undefined`. A swap of a directory on the path, there and back, renames an entry of the
+   * one above it, which stamps that one's mtime and ctime with the time of the swap: a stamp at least
+   * `RACY_MARGIN_MS` old (one within the same clock tick would not move), or one set by `utimes` past its
+   * ctime's end (the swap would move the ctime), cannot stay as it is. One changed just now is waited out.
+   */
+  async #provableStampsAbove(dir: string, pacer: Pacer): Promise<(FileInfo | null)[] | undefined> {
+    let stamps = this.#stampsAbove(dir);
+    let waitMs = unprovableFor(stamps, Date.now());
+    if (waitMs > 0 && waitMs < Infinity) {
+      await pacer.wait(new Promise((resolve) => setTimeout(resolve, waitMs)));
+      stamps = this.#stampsAbove(dir);
+      waitMs = unprovableFor(stamps, Date.now());
+    }
+    return waitMs === 0 ? stamps : undefined;
   }
 
   /**

@@ -321,6 +321,41 @@ export function portContract(name: string, port: FsPort): void {
     },
   );
 
+  test(
+    title(
+      "readDirPaced given the directory it expects: reads it, or refuses what was put at its path if it proves reads",
+    ),
+    async () => {
+      await inTempAsync(async (dir) => {
+        const big = join(dir, "big");
+        const outside = join(dir, "outside");
+        mkdirSync(big);
+        writeFileSync(join(big, "in.txt"), "");
+        mkdirSync(outside);
+        writeFileSync(join(outside, "OUTSIDE.txt"), "");
+        const expected = port.lstat(big)!;
+        const read = () =>
+          port.readDirPaced(big, () => Promise.resolve(), expected).then(
+            (entries) => entries.map((e) => e.name),
+            (error) => error instanceof FsError ? error.code : String(error),
+          );
+        assert.deepEqual(await read(), ["in.txt"]);
+        renameSync(big, join(dir, "moved"));
+        symlinkSync(outside, big);
+        const throughLink = await read();
+        unlinkSync(big);
+        mkdirSync(big);
+        const another = await read();
+        if (port.pacedReadsProven) {
+          assert.deepEqual([throughLink, another], ["not_directory", "changed"]);
+        } else {
+          // Read by path, whatever it leads to: the caller must prove the read (see `Root`).
+          assert.deepEqual([throughLink, another], [["OUTSIDE.txt"], []]);
+        }
+      });
+    },
+  );
+
   test(title("readDirPaced ends at what a pause throws, and maps the filesystem's errors"), async () => {
     await inTempAsync(async (dir) => {
       for (let i = 0; i < DIR_BATCH + 1; i++) writeFileSync(join(dir, `f${i}.txt`), "");

@@ -19,6 +19,7 @@ import {
   renameSync,
   statSync,
   symlinkSync,
+  unlinkSync,
   writeFileSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
@@ -1127,6 +1128,102 @@ test("search_text opens no file through a parent replaced by a link after its li
   );
   assert.deepEqual(raced.items, [], "showed what lies outside the root");
 });
+
+/**
+ * The Node port reading `root/big` by path, as Deno's does (unless `proven`; ctimes in whole seconds, as
+ * Deno reports them; `big` as big as a paced read's), while a racer swaps `big` for a link to `outside`
+ * just before each of its first `swaps` reads opens it, and back after.
+ */
+function swapAtOpenPort(base: string, swaps: number, proven = false): { port: FsPort; swapsDone(): number } {
+  const big = join(base, "root", "big");
+  let done = 0;
+  const port: FsPort = {
+    ...nodePort,
+    pacedReadsProven: proven,
+    lstat(path) {
+      const info = nodePort.lstat(path);
+      if (info === null) return null;
+      const whole = { ...info, ctimeNs: info.ctimeNs - info.ctimeNs % 1_000_000_000n };
+      return path === big && info.kind === "directory" ? { ...whole, size: PACED_READ_BYTES } : whole;
+    },
+    async readDirPaced(path, pause, expected) {
+      const read = () => nodePort.readDirPaced(path, pause, proven ? expected : undefined);
+      if (path !== big || done >= swaps) return await read();
+      done++;
+      renameSync(big, join(base, "moved"));
+      symlinkSync(join(base, "outside"), big);
+      try {
+        return await read();
+      } finally {
+        unlinkSync(big);
+        renameSync(join(base, "moved"), big);
+      }
+    },
+  };
+  return { port, swapsDone: () => done };
+}
+
+test("a big directory swapped for a link and back as its read opens is never listed through the link", async () => {
+  // Each swap renames an entry of the root, which moves the root's mtime: the read is taken only between
+  // two equal stamps. Swapped at every read, it is refused, never taken at the last.
+  const outcomes = [[1, "in.md"], [
+    Infinity,
+    "error: big kept changing while it was read; try again",
+  ]] as const;
+  const calls = [["list_directory", listDirectory, { path: "big" }], ["search_files", searchFiles, {
+    query: ".md",
+  }]];
+  for (const [swaps, shown] of outcomes) {
+    for (const [name, tool, args] of calls as [string, Tool, Record<string, unknown>][]) {
+      const temp = makeRoot({ "root/big/in.md": "", "outside/OUTSIDE.md": "secret\n" });
+      try {
+        const base = realpathSync(temp.path);
+        const { port, swapsDone } = swapAtOpenPort(base, swaps);
+        const value = await call(
+          openRoot({ root: join(base, "root"), include: ["**"], fs: port }),
+          tool,
+          args,
+        );
+        const text = typeof value === "string" ? value : JSON.stringify(value);
+        assert.ok(swapsDone() > 0, `${name}: the racer swapped`);
+        assert.ok(!text.includes("OUTSIDE"), `${name}: ${text}`);
+        assert.ok(text.includes(shown), `${name}, ${swaps} swaps: ${text}`);
+      } finally {
+        temp.cleanup();
+      }
+    }
+  }
+});
+
+test(
+  "a port that proves its reads refuses a big directory swapped as its read opens: nothing outside is listed",
+  {
+    skip: !nodePort.pacedReadsProven && "the Node port proves its reads on Linux under Node only",
+  },
+  async () => {
+    // The refused paced read leaves the directory to the call's lookups after the walk, which read it in one go.
+    const calls = [["list_directory", listDirectory, { path: "big" }], ["search_files", searchFiles, {
+      query: ".md",
+    }]];
+    for (const [name, tool, args] of calls as [string, Tool, Record<string, unknown>][]) {
+      const temp = makeRoot({ "root/big/in.md": "", "outside/OUTSIDE.md": "secret\n" });
+      try {
+        const base = realpathSync(temp.path);
+        const { port, swapsDone } = swapAtOpenPort(base, Infinity, true);
+        const value = await call(
+          openRoot({ root: join(base, "root"), include: ["**"], fs: port }),
+          tool,
+          args,
+        );
+        const text = typeof value === "string" ? value : JSON.stringify(value);
+        assert.ok(swapsDone() > 0, `${name}: the racer swapped`);
+        assert.ok(!text.includes("OUTSIDE") && text.includes("big/in.md"), `${name}: ${text}`);
+      } finally {
+        temp.cleanup();
+      }
+    }
+  },
+);
 
 test("a resumed search pauses for input while it checks the files before its position: a cancellation stops it", async () => {
   const files: Record<string, string> = {};

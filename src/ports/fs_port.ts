@@ -102,9 +102,17 @@ export interface FsPort {
   /**
    * Lists a directory as `readDir` does, in batches of at most `DIR_BATCH` entries, awaiting `pause()` after
    * each full one; what `pause` throws ends the read (its descriptor closed) and is thrown as it is. Other
-   * work may run between two batches: on Deno they are read on another thread.
+   * work may run between two batches: on Deno they are read on another thread. `expected`: the directory
+   * the caller lstatted at `path`, which a port with `pacedReadsProven` reads or refuses (`changed`;
+   * `not_directory` for a link); another reads whatever `path` leads to when it opens it.
    */
-  readDirPaced(path: string, pause: () => Promise<unknown>): Promise<DirEntry[]>;
+  readDirPaced(path: string, pause: () => Promise<unknown>, expected?: FileInfo): Promise<DirEntry[]>;
+  /**
+   * Whether `readDirPaced` proves what it reads is `expected` (opened no-follow, checked by `fstat`, read
+   * through that descriptor). If not, the caller must prove after the read that no directory on the path
+   * was swapped meanwhile.
+   */
+  readonly pacedReadsProven?: boolean;
   /** Opens a regular file, never via a final link nor blocking (`symlink`, `not_regular`, `changed`). */
   openRead(path: string): FileHandle;
   /** Creates a new file to write; `exists` if anything (even a link) is there; `mode` set via the fd. */

@@ -5,7 +5,9 @@
  */
 import * as fs from "node:fs";
 import { type Buffer, isUtf8 } from "node:buffer";
-import { DIR_BATCH, type DirEntry, type FsPort } from "./fs_port.ts";
+import { DIR_BATCH, type DirEntry, type FileInfo, FsError, type FsPort } from "./fs_port.ts";
+
+const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
 import { attempt, descriptorPort, fsErrorOf, infoOf, kindOf } from "./descriptor.ts";
 
 /** Names are read as strings (fast); only if one holds U+FFFD, as bytes, leaving out any not UTF-8. */
@@ -40,9 +42,59 @@ function readBatch(dir: fs.Dir, entries: DirEntry[]): boolean {
 // Node honours `encoding: "buffer"` here (names as `Buffer`s), though @types/node 20 types `Dir` for strings.
 const AS_BYTES = { bufferSize: DIR_BATCH, encoding: "buffer" as BufferEncoding };
 
+/**
+ * Where Linux shows each open descriptor as a path: opening `/proc/self/fd/<fd>` opens the very object the
+ * descriptor holds, wherever its path now leads.
+ */
+const OWN_DESCRIPTORS = "/proc/self/fd/";
+
+/** Whether a directory can be read through its descriptor here (probed once, on `/`). */
+const readsThroughDescriptors = once(() => {
+  try {
+    const fd = fs.openSync("/", O_RDONLY | O_DIRECTORY);
+    try {
+      fs.opendirSync(`${OWN_DESCRIPTORS}${fd}`).closeSync();
+      return true;
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+});
+
+function once<T>(fn: () => T): () => T {
+  let value: { readonly is: T } | undefined;
+  return () => (value ??= { is: fn() }).is;
+}
+
+/**
+ * Opens the directory at `path` for reading. Given `expected`, where descriptors can be read, it is opened
+ * no-follow and proved by `fstat` to be that directory (`changed` if another; `not_directory` if a link
+ * is there), then read through that descriptor: a link or another directory put at `path` afterwards is
+ * never what gets listed.
+ */
+function openDirectory(path: string, expected?: FileInfo): fs.Dir {
+  if (expected === undefined || !readsThroughDescriptors()) {
+    return attempt(fsErrorOf, () => fs.opendirSync(path, AS_BYTES));
+  }
+  const fd = attempt(fsErrorOf, () => fs.openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+  try {
+    const opened = attempt(fsErrorOf, () => fs.fstatSync(fd, { bigint: true }));
+    if (opened.ino !== expected.ino || opened.dev !== expected.dev) throw new FsError("changed");
+    return attempt(fsErrorOf, () => fs.opendirSync(`${OWN_DESCRIPTORS}${fd}`, AS_BYTES));
+  } finally {
+    fs.closeSync(fd); // the `Dir` holds its own descriptor on the same directory
+  }
+}
+
 /** An open directory is read a batch at a time (no sort, unlike `readdirSync`: faster on a big one). */
-async function readDirPaced(path: string, pause: () => Promise<unknown>): Promise<DirEntry[]> {
-  const dir = attempt(fsErrorOf, () => fs.opendirSync(path, AS_BYTES));
+async function readDirPaced(
+  path: string,
+  pause: () => Promise<unknown>,
+  expected?: FileInfo,
+): Promise<DirEntry[]> {
+  const dir = openDirectory(path, expected);
   const entries: DirEntry[] = [];
   try {
     while (attempt(fsErrorOf, () => readBatch(dir, entries))) await pause();
@@ -59,6 +111,9 @@ export const nodePort: FsPort = {
   realPath: (path) => attempt(fsErrorOf, () => fs.realpathSync(path)),
   readDir: (path) => attempt(fsErrorOf, () => readDir(path)),
   readDirPaced,
+  get pacedReadsProven() {
+    return readsThroughDescriptors();
+  },
   rename: (from, to) => attempt(fsErrorOf, () => fs.renameSync(from, to)),
   remove: (path) => attempt(fsErrorOf, () => fs.unlinkSync(path)),
 };

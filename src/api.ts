@@ -14,7 +14,7 @@ export {
   ToolError,
 } from "./errors.ts";
 export { DEFAULT_LIMITS, type Limits } from "./limits.ts";
-export { normalizeRelative } from "./paths.ts";
+export { normalizeRelative, SYSTEM_PATH_BYTES } from "./paths.ts";
 export { compileGlob } from "./glob.ts";
 export { createSelector, type Selector } from "./selector.ts";
 export { NO_ROOT_LEVEL_INCLUDE } from "./tools/write_text_file.ts";

@@ -11,6 +11,12 @@ import { DEFAULT_LIMITS } from "./limits.ts";
 export const MAX_SEGMENT_BYTES = 255;
 
 /**
+ * The system's `PATH_MAX` on Linux, its NUL included: the longest absolute path a call may name. The runtimes
+ * reach every file by absolute path, so one longer than this with the root's path before it cannot be opened.
+ */
+export const SYSTEM_PATH_BYTES = 4_096;
+
+/**
  * How deep a relative path lies: its segments (`""`, the root: 0). A directory is served down to
  * `maxDepth`, so a file down to one more.
  */

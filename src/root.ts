@@ -12,7 +12,8 @@ import { type Limits, resolveLimits } from "./limits.ts";
 import { createSelector, type Selector } from "./selector.ts";
 import type { DirectoryHold, DirEntry, EntryKind, FileHandle, FileInfo, FsPort } from "./ports/fs_port.ts";
 import { DIR_BATCH, FsError } from "./ports/fs_port.ts";
-import { depthOf, joinRelative, nameableIn, parentOf } from "./paths.ts";
+import { depthOf, joinRelative, nameableIn, parentOf, SYSTEM_PATH_BYTES } from "./paths.ts";
+import { utf8Length } from "./bytes.ts";
 import { shownPath } from "./quote.ts";
 import { Listing, ServedEntries, Tree } from "./listing.ts";
 import { type Found, Search } from "./path_search.ts";
@@ -131,6 +132,7 @@ export class Root {
   /** The filesystem port. */
   readonly fs: FsPort;
   readonly #pin: FileInfo;
+  readonly #servedPathBytes: number; // the longest relative path served (`maxPathBytes`, or what the system opens)
   readonly #cache = new Map<string, CachedDir>();
   #cachedNames = 0;
   #fresh: Fresh | null = null; // while a `walkPaced` walk runs: the directories it validated
@@ -154,6 +156,8 @@ export class Root {
     this.exclude = Object.freeze([...(options.exclude ?? [])]);
     this.selector = selector;
     this.limits = limits;
+    // The root's path, a `/` and the relative path, with the NUL the system adds, must fit in `PATH_MAX`.
+    this.#servedPathBytes = Math.min(limits.maxPathBytes, SYSTEM_PATH_BYTES - utf8Length(path) - 2);
   }
 
   /** Throws `ToolError` when the root path no longer names the pinned directory, `FsError` when it cannot be looked at. */
@@ -763,7 +767,7 @@ export class Root {
   #keyOf(dir: string): (entry: DirEntry) => string | undefined {
     const dirsAllowed = depthOf(dir) < this.limits.maxDepth;
     const all = this.selector.servesAllBelow(dir); // then no name needs its own test (`--include '**'`)
-    const nameable = nameableIn(dir, this.limits.maxPathBytes); // a path no argument could name is not served
+    const nameable = nameableIn(dir, this.#servedPathBytes); // a path no argument could name, or no open reach
     const temps = dir === ""; // writes, and so their temporary files, are only in the root
     return ({ name, kind: reported }) => {
       if ((temps && isTempName(name)) || reported === "symlink" || reported === "other" || !nameable(name)) {

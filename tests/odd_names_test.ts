@@ -10,9 +10,19 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { Buffer } from "node:buffer";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { RUNTIME, structured, toolErrorText, traverse, withServer } from "./_harness.ts";
+import {
+  makeRoot,
+  RUNTIME,
+  startServer,
+  structured,
+  toolErrorText,
+  traverse,
+  withServer,
+} from "./_harness.ts";
+import { SYSTEM_PATH_BYTES } from "../mod.ts";
 import { withInProcess } from "./_inprocess.ts";
 
 test(`${RUNTIME}: a name that is not UTF-8 is never served; a name with U+FFFD is served as itself`, async () => {
@@ -84,6 +94,36 @@ test(`${RUNTIME}: a name no argument could name back is not served, so every pat
     }
     for (const line of server.lines) assert.equal(/backslash|drive/.test(line), false, line);
   });
+});
+
+test(`${RUNTIME}: a path the system could not open once the root's path is before it is not served`, async () => {
+  // A root path of about 2,840 bytes; below it a directory whose absolute path fits in PATH_MAX (4,096 bytes,
+  // its NUL included) with a file that fits and one that does not, made by a relative name.
+  const temp = makeRoot();
+  const segments = (char: string, count: number) => Array.from({ length: count }, () => char.repeat(200));
+  const root = join(temp.path, ...segments("r", 14));
+  const dir = segments("s", 6).join("/");
+  const far = `${"f".repeat(200)}.txt`;
+  try {
+    mkdirSync(join(root, dir), { recursive: true });
+    writeFileSync(join(root, dir, "a.txt"), "MARK near\n");
+    const made = spawnSync("sh", ["-c", `printf 'MARK far\\n' > ${far}`], { cwd: join(root, dir) });
+    assert.equal(made.status, 0, `${made.stderr}`);
+    const bytes = (rel: string) => Buffer.byteLength(`${root}/${rel}`) + 1;
+    assert.ok(bytes(`${dir}/a.txt`) <= SYSTEM_PATH_BYTES && bytes(`${dir}/${far}`) > SYSTEM_PATH_BYTES);
+    const server = startServer(root);
+    try {
+      const paths = async (tool: string, args: Record<string, unknown>) =>
+        (await traverse(server, tool, args)).items.map((i: { path: string }) => i.path);
+      assert.deepEqual(await paths("search_files", { query: ".txt" }), [`${dir}/a.txt`]);
+      assert.deepEqual(await paths("list_directory", { path: dir }), [`${dir}/a.txt`]);
+      assert.deepEqual(await paths("search_text", { query: "MARK" }), [`${dir}/a.txt`]);
+    } finally {
+      await server.close();
+    }
+  } finally {
+    spawnSync("rm", ["-rf", temp.path]); // the runtimes remove by absolute path, too long for the far file
+  }
 });
 
 test(`${RUNTIME}: a path over maxPathBytes is not served`, async () => {

@@ -131,8 +131,12 @@ export class Root {
   readonly limits: Limits;
   /** The filesystem port. */
   readonly fs: FsPort;
+  /**
+   * The longest relative path served, in UTF-8 bytes: `limits.maxPathBytes`, or less where the root's own
+   * path leaves less of `SYSTEM_PATH_BYTES` (the root's path, a `/` and the relative path, with a NUL).
+   */
+  readonly servedPathBytes: number;
   readonly #pin: FileInfo;
-  readonly #servedPathBytes: number; // the longest relative path served (`maxPathBytes`, or what the system opens)
   readonly #cache = new Map<string, CachedDir>();
   #cachedNames = 0;
   #fresh: Fresh | null = null; // while a `walkPaced` walk runs: the directories it validated
@@ -156,8 +160,7 @@ export class Root {
     this.exclude = Object.freeze([...(options.exclude ?? [])]);
     this.selector = selector;
     this.limits = limits;
-    // The root's path, a `/` and the relative path, with the NUL the system adds, must fit in `PATH_MAX`.
-    this.#servedPathBytes = Math.min(limits.maxPathBytes, SYSTEM_PATH_BYTES - utf8Length(path) - 2);
+    this.servedPathBytes = Math.min(limits.maxPathBytes, SYSTEM_PATH_BYTES - utf8Length(path) - 2);
   }
 
   /** Throws `ToolError` when the root path no longer names the pinned directory, `FsError` when it cannot be looked at. */
@@ -767,7 +770,7 @@ export class Root {
   #keyOf(dir: string): (entry: DirEntry) => string | undefined {
     const dirsAllowed = depthOf(dir) < this.limits.maxDepth;
     const all = this.selector.servesAllBelow(dir); // then no name needs its own test (`--include '**'`)
-    const nameable = nameableIn(dir, this.#servedPathBytes); // a path no argument could name, or no open reach
+    const nameable = nameableIn(dir, this.servedPathBytes); // a path no argument could name, or no open reach
     const temps = dir === ""; // writes, and so their temporary files, are only in the root
     return ({ name, kind: reported }) => {
       if ((temps && isTempName(name)) || reported === "symlink" || reported === "other" || !nameable(name)) {

@@ -4,6 +4,9 @@ const PREFIX = ".ptc-fs-mcp-";
 const SUFFIX = ".tmp";
 const TEMP_NAME = /^\.ptc-fs-mcp-[0-9a-f]{16}\.tmp$/;
 
+/** How long a temporary name is, in bytes. */
+export const TEMP_NAME_BYTES: number = PREFIX.length + 16 + SUFFIX.length;
+
 /** A fresh temporary name for a write, from 8 random bytes as hex. */
 export const tempName = (random: string): string => `${PREFIX}${random}${SUFFIX}`;
 

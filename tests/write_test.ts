@@ -25,7 +25,8 @@ import {
   withServer,
 } from "./_harness.ts";
 import { contentHash } from "./_sha256.ts";
-import { NO_ROOT_LEVEL_INCLUDE } from "../mod.ts";
+import { NO_ROOT_LEVEL_INCLUDE, SYSTEM_PATH_BYTES } from "../mod.ts";
+import { TEMP_NAME_BYTES } from "../src/temp_names.ts";
 import { PACED_READ_BYTES } from "../src/root.ts";
 
 const TEMP = /^\.ptc-fs-mcp-.*\.tmp$/;
@@ -382,4 +383,48 @@ test(`${RUNTIME}: in a root too big to read at once, a write to a link is refuse
     );
     assert.equal(lstatSync(join(root.path, "lnk.txt")).isSymbolicLink(), true, "the link is left alone");
   });
+});
+
+test(`${RUNTIME}: a write refuses a name its root's long path leaves no room for, saying so, and writes nothing`, async () => {
+  const temp = makeRoot();
+  try {
+    /** A directory below the temp root whose path leaves `room` bytes of SYSTEM_PATH_BYTES for a name. */
+    const rootLeaving = (room: number, name: string) => {
+      let path = join(temp.path, name);
+      const length = SYSTEM_PATH_BYTES - 2 - room; // the root's path, a `/`, the name and a NUL
+      while (length - Buffer.byteLength(path) > 201 + 2) path += `/${"r".repeat(200)}`; // then 2 bytes or more left
+      path += `/${"q".repeat(length - Buffer.byteLength(path) - 1)}`;
+      mkdirSync(path, { recursive: true });
+      assert.equal(Buffer.byteLength(path), length);
+      return path;
+    };
+    const roomy = rootLeaving(40, "roomy");
+    const server = startServer(roomy);
+    try {
+      const name = `${"n".repeat(36)}.txt`; // 40 bytes: fits
+      assert.equal(structured(await server.call("write_text_file", { path: name, content: "x" })).bytes, 1);
+      const longer = `${"n".repeat(37)}.txt`;
+      assert.equal(
+        toolErrorText(await server.call("write_text_file", { path: longer, content: "x" })),
+        `path is longer than the 40 bytes the root's own path leaves of the system's ${SYSTEM_PATH_BYTES}, so it ` +
+          `could not be read back: "${longer}"`,
+      );
+    } finally {
+      await server.close();
+    }
+    assert.deepEqual(readdirSync(roomy), [`${"n".repeat(36)}.txt`]);
+    const cramped = rootLeaving(TEMP_NAME_BYTES - 1, "cramped");
+    const second = startServer(cramped);
+    try {
+      assert.match(
+        toolErrorText(await second.call("write_text_file", { path: "a.txt", content: "x" })),
+        /^this root's own path is too long to write in: with it, a write's temporary file would pass the system's 4096-byte path limit$/,
+      );
+    } finally {
+      await second.close();
+    }
+    assert.deepEqual(readdirSync(cramped), []);
+  } finally {
+    temp.cleanup();
+  }
 });

@@ -16,6 +16,11 @@ export const MAX_SEGMENT_BYTES = 255;
  */
 export const SYSTEM_PATH_BYTES = 4_096;
 
+/** The bytes `SYSTEM_PATH_BYTES` leaves for a relative path below `rootPath`: less its path, a `/` and the NUL. */
+export function roomBelow(rootPath: string): number {
+  return SYSTEM_PATH_BYTES - utf8Length(rootPath) - 2;
+}
+
 /**
  * How deep a relative path lies: its segments (`""`, the root: 0). A directory is served down to
  * `maxDepth`, so a file down to one more.

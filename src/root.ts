@@ -12,8 +12,7 @@ import { type Limits, resolveLimits } from "./limits.ts";
 import { createSelector, type Selector } from "./selector.ts";
 import type { DirectoryHold, DirEntry, EntryKind, FileHandle, FileInfo, FsPort } from "./ports/fs_port.ts";
 import { DIR_BATCH, FsError } from "./ports/fs_port.ts";
-import { depthOf, joinRelative, nameableIn, parentOf, SYSTEM_PATH_BYTES } from "./paths.ts";
-import { utf8Length } from "./bytes.ts";
+import { depthOf, joinRelative, nameableIn, parentOf, roomBelow } from "./paths.ts";
 import { shownPath } from "./quote.ts";
 import { Listing, ServedEntries, Tree } from "./listing.ts";
 import { type Found, Search } from "./path_search.ts";
@@ -160,7 +159,7 @@ export class Root {
     this.exclude = Object.freeze([...(options.exclude ?? [])]);
     this.selector = selector;
     this.limits = limits;
-    this.servedPathBytes = Math.min(limits.maxPathBytes, SYSTEM_PATH_BYTES - utf8Length(path) - 2);
+    this.servedPathBytes = Math.min(limits.maxPathBytes, roomBelow(path));
   }
 
   /** Throws `ToolError` when the root path no longer names the pinned directory, `FsError` when it cannot be looked at. */

@@ -13,7 +13,7 @@ import { ToolError } from "../errors.ts";
 import { Digest } from "../hashing.ts";
 import { Pacer } from "../pacing.ts";
 import { type FileHandle, FsError } from "../ports/fs_port.ts";
-import { MAX_SEGMENT_BYTES, SYSTEM_PATH_BYTES } from "../paths.ts";
+import { MAX_SEGMENT_BYTES, roomBelow, SYSTEM_PATH_BYTES } from "../paths.ts";
 import { refuseArgument } from "../quote.ts";
 import type { Root } from "../root.ts";
 import { isTempName, TEMP_NAME_BYTES, tempName } from "../temp_names.ts";
@@ -51,15 +51,16 @@ export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
   annotations: { ...READ_ONLY, readOnlyHint: false, destructiveHint: true },
   async run({ path, content }, { root, signal }) {
     if (!root.selector.reachesRootLevel) throw new ToolError(NO_ROOT_LEVEL_INCLUDE);
-    if (TEMP_NAME_BYTES > root.servedPathBytes) throw new ToolError(ROOT_PATH_TOO_LONG);
+    const room = roomBelow(root.path); // for a name, or the write's temporary file's
+    if (TEMP_NAME_BYTES > room) throw new ToolError(ROOT_PATH_TOO_LONG);
     const refused = path.length > MAX_SEGMENT_BYTES && !/[^a-z0-9._-]/.test(path) // a search: any length
       ? `path is longer than ${MAX_SEGMENT_BYTES} bytes, the longest file name`
       : !WRITE_NAME.test(path) || path === "." || path === ".."
       ? "path must be one lowercase file name of [a-z0-9._-], with no directory"
       : path.length > root.limits.maxPathBytes // ASCII now: a byte a character
       ? `path is longer than ${root.limits.maxPathBytes} bytes (maxPathBytes), so it could not be read back`
-      : path.length > root.servedPathBytes
-      ? `path is longer than the ${root.servedPathBytes} bytes the root's own path leaves of the system's ` +
+      : path.length > room
+      ? `path is longer than the ${room} bytes the root's own path leaves of the system's ` +
         `${SYSTEM_PATH_BYTES}, so it could not be read back`
       : isTempName(path)
       ? "path is reserved for the temporary files of writes, which are never served"

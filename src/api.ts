@@ -28,5 +28,6 @@ export type {
   FileInfo,
   FsErrorCode,
   FsPort,
+  ReadProof,
 } from "./ports/fs_port.ts";
 export { FsError } from "./ports/fs_port.ts";

@@ -13,7 +13,6 @@ import { createSelector, type Selector } from "./selector.ts";
 import type { DirectoryHold, DirEntry, EntryKind, FileHandle, FileInfo, FsPort } from "./ports/fs_port.ts";
 import { DIR_BATCH, FsError } from "./ports/fs_port.ts";
 import { depthOf, joinRelative, nameableIn, parentOf, roomBelow } from "./paths.ts";
-import { shownPath } from "./quote.ts";
 import { Listing, ServedEntries, Tree } from "./listing.ts";
 import { type Found, Search } from "./path_search.ts";
 import { sameIdentity } from "./identity.ts";
@@ -23,7 +22,6 @@ import type { Pacer } from "./pacing.ts";
 const RACY_MARGIN_MS = 50; // a listing read this soon after its directory changed is read again next time
 const SETTLED_READ_ATTEMPTS = 3; // reads of a directory that keeps changing while it is read
 const MAX_CACHED_NAMES = 2_000_000; // then the cache starts over
-const KEPT_CHANGING = "kept changing while it was read; try again";
 /**
  * A directory at least this big (its `st_size`: about 2,000 names on ext4) is read by `walkPaced` in
  * batches, pausing between them, and so are its filtering and sort: 160,000 names held input for 0.6 s.
@@ -54,8 +52,11 @@ interface Seen {
 /** A cache lookup: the entry still valid (`null`: no directory there), or the directory to read again. */
 type Lookup = { readonly valid: CachedDir | null } | { readonly stale: Seen };
 
-/** A read's listing and the identity it was read under (`null`: the directory went meanwhile). */
-type Read = { readonly listing: Listing; readonly seen: Seen } | null;
+/**
+ * A read's listing and the identity it was read under (`null`: the directory went meanwhile); `unproven`: it
+ * may have gone through a directory swapped meanwhile, so it serves this call only and is never trusted.
+ */
+type Read = { readonly listing: Listing; readonly seen: Seen; readonly unproven?: boolean } | null;
 
 /** Whether an lstat still shows the directory `info` describes: the same inode, changed or not. */
 function sameDirectory(now: FileInfo | null, info: FileInfo): now is FileInfo {
@@ -588,12 +589,12 @@ export class Root {
   #store(dir: string, read: Read): CachedDir | null {
     if (read === null && dir === "") throw new ToolError(ROOT_MOVED_MESSAGE); // another directory by the end
     if (read === null) return null;
-    const { listing, seen: { info, now } } = read;
+    const { listing, seen: { info, now }, unproven } = read;
     // The later of ctime and mtime. Deno reports ctime in whole seconds (mtime in milliseconds), and a chmod
     // moves only ctime: a ctime on a whole second may stand for any instant of it, so it counts as its end.
     const ctimeNs = ctimeEndNs(info);
     const changedNs = ctimeNs > info.mtimeNs ? ctimeNs : info.mtimeNs;
-    const trusted = Number(changedNs / 1_000_000n) + RACY_MARGIN_MS < now;
+    const trusted = !unproven && Number(changedNs / 1_000_000n) + RACY_MARGIN_MS < now;
     const cached = this.#cache.get(dir); // as it is now: a paced read lets other calls change it
     if (cached?.listing.text.equals(listing.text)) {
       cached.info = info; // read again and found the same: keep what was derived from it
@@ -664,19 +665,21 @@ export class Root {
    * names whose kind the directory did not report are lstatted before the next pause.
    *
    * The pauses give a racer time to swap the directory, or one above it, for a link and back while the read
-   * is opened, which no lstat after could see. A port with `pacedReadsProven` reads the directory it was
-   * shown; on another, the stamps of the directories above must show that no entry of theirs changed meanwhile,
-   * and a read they never prove is refused rather than taken.
+   * opens it, which no lstat after could see. A port with `pacedReadsProven` reads the directory `ReadProof`
+   * names or refuses. On another, the stamps of the directories above must show no entry of theirs changed
+   * meanwhile (a swap renames one), or the read is made again; the last one is taken as any directory that
+   * keeps changing is, but for this call only (never trusted): a racer that swaps at every read still wins.
    */
   async #readSettledPaced(dir: string, before: Seen, pacer: Pacer, fresh: Fresh): Promise<Read> {
     const proven = this.fs.pacedReadsProven === true;
     for (let attempt = 1;; attempt++) {
       const stamps = proven ? [] : await this.#provableStampsAbove(dir, pacer);
+      const proof = { root: this.path, rootInfo: this.#pin, info: before.info };
       let entries: DirEntry[];
       try {
-        entries = await this.fs.readDirPaced(this.#abs(dir), () => pacer.checkpoint(), before.info);
+        entries = await this.fs.readDirPaced(this.#abs(dir), () => pacer.checkpoint(), proof);
       } catch (error) {
-        // Its path leads elsewhere now (another directory, a link or a file there): as if found so after.
+        // Its path leads elsewhere now (another directory, a link or a file on the way): as if found so after.
         if (error instanceof FsError && (error.code === "changed" || error.code === "not_directory")) {
           return null;
         }
@@ -686,10 +689,10 @@ export class Root {
       const after = this.#identityAfterRead(dir, before);
       if (after === null) return null;
       const throughSame = proven || (stamps !== undefined && sameStamps(stamps, this.#stampsAbove(dir)));
-      if (throughSame && (after === before || attempt >= SETTLED_READ_ATTEMPTS)) {
-        return { listing: await this.#listPaced(dir, entries, pacer), seen: before };
+      if ((after === before && throughSame) || attempt >= SETTLED_READ_ATTEMPTS) {
+        const listing = await this.#listPaced(dir, entries, pacer);
+        return { listing, seen: before, unproven: !throughSame };
       }
-      if (attempt >= SETTLED_READ_ATTEMPTS) throw new ToolError(`${shownPath(dir)} ${KEPT_CHANGING}`);
       before = after;
     }
   }

@@ -333,9 +333,9 @@ export function portContract(name: string, port: FsPort): void {
         writeFileSync(join(big, "in.txt"), "");
         mkdirSync(outside);
         writeFileSync(join(outside, "OUTSIDE.txt"), "");
-        const expected = port.lstat(big)!;
+        const proof = { root: dir, rootInfo: port.lstat(dir)!, info: port.lstat(big)! };
         const read = () =>
-          port.readDirPaced(big, () => Promise.resolve(), expected).then(
+          port.readDirPaced(big, () => Promise.resolve(), proof).then(
             (entries) => entries.map((e) => e.name),
             (error) => error instanceof FsError ? error.code : String(error),
           );
@@ -346,11 +346,39 @@ export function portContract(name: string, port: FsPort): void {
         unlinkSync(big);
         mkdirSync(big);
         const another = await read();
+        // A directory above it swapped for a link, even with the lstat taken through that link too.
+        const nested = join(dir, "a", "big");
+        mkdirSync(nested, { recursive: true });
+        renameSync(join(dir, "a"), join(dir, "a.moved"));
+        mkdirSync(join(dir, "copy"));
+        renameSync(outside, join(dir, "copy", "big"));
+        symlinkSync(join(dir, "copy"), join(dir, "a"));
+        const above = await port.readDirPaced(nested, () => Promise.resolve(), {
+          ...proof,
+          info: port.lstat(nested)!,
+        })
+          .then((entries) => entries.map((e) => e.name), (error) => error.code);
+        // Another root than the pinned one.
+        const otherRoot = await port.readDirPaced(big, () => Promise.resolve(), {
+          ...proof,
+          rootInfo: proof.info,
+        })
+          .then((entries) => entries.map((e) => e.name), (error) => error.code);
         if (port.pacedReadsProven) {
-          assert.deepEqual([throughLink, another], ["not_directory", "changed"]);
+          assert.deepEqual([throughLink, another, above, otherRoot], [
+            "not_directory",
+            "changed",
+            "not_directory",
+            "changed",
+          ]);
         } else {
           // Read by path, whatever it leads to: the caller must prove the read (see `Root`).
-          assert.deepEqual([throughLink, another], [["OUTSIDE.txt"], []]);
+          assert.deepEqual([throughLink, another, above, otherRoot], [
+            ["OUTSIDE.txt"],
+            [],
+            ["OUTSIDE.txt"],
+            [],
+          ]);
         }
       });
     },

@@ -80,6 +80,21 @@ export class FsError extends Error {
   }
 }
 
+/**
+ * What `readDirPaced` must read, for a port that proves it: the directory `info` (device and inode), reached
+ * from `root` (itself the directory `rootInfo`, checked through its descriptor) through real directories
+ * only, each opened no-follow below the one before, so no link or other directory swapped in on the way is
+ * what gets listed.
+ */
+export interface ReadProof {
+  /** The root's absolute path, a prefix of the path read. */
+  readonly root: string;
+  /** The root's identity: the pin. */
+  readonly rootInfo: FileInfo;
+  /** The identity of the directory read, as the caller lstatted it. */
+  readonly info: FileInfo;
+}
+
 /** The filesystem primitives the core needs. Paths are absolute. */
 export interface FsPort {
   /** Why this runtime cannot keep the contract (one line), if it cannot; `openRoot` then refuses the port. */
@@ -102,15 +117,14 @@ export interface FsPort {
   /**
    * Lists a directory as `readDir` does, in batches of at most `DIR_BATCH` entries, awaiting `pause()` after
    * each full one; what `pause` throws ends the read (its descriptor closed) and is thrown as it is. Other
-   * work may run between two batches: on Deno they are read on another thread. `expected`: the directory
-   * the caller lstatted at `path`, which a port with `pacedReadsProven` reads or refuses (`changed`;
-   * `not_directory` for a link); another reads whatever `path` leads to when it opens it.
+   * work may run between two batches: on Deno they are read on another thread. A port with
+   * `pacedReadsProven` reads the directory `proof` names or refuses (`changed`, or `not_directory` for a link
+   * on the way); another reads whatever `path` leads to when it opens it.
    */
-  readDirPaced(path: string, pause: () => Promise<unknown>, expected?: FileInfo): Promise<DirEntry[]>;
+  readDirPaced(path: string, pause: () => Promise<unknown>, proof?: ReadProof): Promise<DirEntry[]>;
   /**
-   * Whether `readDirPaced` proves what it reads is `expected` (opened no-follow, checked by `fstat`, read
-   * through that descriptor). If not, the caller must prove after the read that no directory on the path
-   * was swapped meanwhile.
+   * Whether `readDirPaced` proves what it reads (see `ReadProof`). If not, the caller must prove after the
+   * read that no directory on the path was swapped meanwhile, as far as it can.
    */
   readonly pacedReadsProven?: boolean;
   /** Opens a regular file, never via a final link nor blocking (`symlink`, `not_regular`, `changed`). */

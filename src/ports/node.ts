@@ -5,7 +5,7 @@
  */
 import * as fs from "node:fs";
 import { type Buffer, isUtf8 } from "node:buffer";
-import { DIR_BATCH, type DirEntry, type FileInfo, FsError, type FsPort } from "./fs_port.ts";
+import { DIR_BATCH, type DirEntry, type FileInfo, FsError, type FsPort, type ReadProof } from "./fs_port.ts";
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
 import { attempt, descriptorPort, fsErrorOf, infoOf, kindOf } from "./descriptor.ts";
@@ -48,8 +48,11 @@ const AS_BYTES = { bufferSize: DIR_BATCH, encoding: "buffer" as BufferEncoding }
  */
 const OWN_DESCRIPTORS = "/proc/self/fd/";
 
-/** Whether a directory can be read through its descriptor here (probed once, on `/`). */
-const readsThroughDescriptors = once(() => {
+/**
+ * Whether a directory can be read through its descriptor here, probed on `/`; `undefined` when the probe
+ * could not tell (out of descriptors), so it is probed again next time rather than given up for good.
+ */
+function probeOwnDescriptors(): boolean | undefined {
   try {
     const fd = fs.openSync("/", O_RDONLY | O_DIRECTORY);
     try {
@@ -58,30 +61,48 @@ const readsThroughDescriptors = once(() => {
     } finally {
       fs.closeSync(fd);
     }
-  } catch {
-    return false;
+  } catch (error) {
+    return fsErrorOf(error).code === "busy" ? undefined : false;
   }
-});
-
-function once<T>(fn: () => T): () => T {
-  let value: { readonly is: T } | undefined;
-  return () => (value ??= { is: fn() }).is;
 }
 
+let ownDescriptors: boolean | undefined;
+const readsThroughDescriptors = () => (ownDescriptors ??= probeOwnDescriptors()) === true;
+
+/** Opens `name` in the directory `fd` holds, no-follow: `openat`, which `node:fs` lacks, through `/proc`. */
+function openBelow(fd: number, name: string): number {
+  return attempt(
+    fsErrorOf,
+    () => fs.openSync(`${OWN_DESCRIPTORS}${fd}/${name}`, O_RDONLY | O_DIRECTORY | O_NOFOLLOW),
+  );
+}
+
+const sameInode = (a: fs.BigIntStats, b: FileInfo) => a.ino === b.ino && a.dev === b.dev;
+
 /**
- * Opens the directory at `path` for reading. Given `expected`, where descriptors can be read, it is opened
- * no-follow and proved by `fstat` to be that directory (`changed` if another; `not_directory` if a link
- * is there), then read through that descriptor: a link or another directory put at `path` afterwards is
- * never what gets listed.
+ * Opens the directory at `path` for reading. Given a `proof`, where descriptors can be read, the root is
+ * opened and checked by `fstat` to be the pinned one, then each directory below it is opened no-follow in
+ * the one before, the last checked to be `proof.info`, and read through its descriptor: a link or another
+ * directory swapped in anywhere on the way is refused (`not_directory`, `changed`), never listed.
  */
-function openDirectory(path: string, expected?: FileInfo): fs.Dir {
-  if (expected === undefined || !readsThroughDescriptors()) {
+function openDirectory(path: string, proof?: ReadProof): fs.Dir {
+  if (proof === undefined || !readsThroughDescriptors()) {
     return attempt(fsErrorOf, () => fs.opendirSync(path, AS_BYTES));
   }
-  const fd = attempt(fsErrorOf, () => fs.openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+  const names = path === proof.root ? [] : path.slice(proof.root.length + 1).split("/");
+  if (names.length > 0 && !path.startsWith(`${proof.root}/`)) {
+    throw new Error(`${path} is not below its root`);
+  }
+  let fd = attempt(fsErrorOf, () => fs.openSync(proof.root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
   try {
-    const opened = attempt(fsErrorOf, () => fs.fstatSync(fd, { bigint: true }));
-    if (opened.ino !== expected.ino || opened.dev !== expected.dev) throw new FsError("changed");
+    const stat = () => attempt(fsErrorOf, () => fs.fstatSync(fd, { bigint: true }));
+    if (!sameInode(stat(), proof.rootInfo)) throw new FsError("changed");
+    for (const name of names) {
+      const below = openBelow(fd, name);
+      fs.closeSync(fd);
+      fd = below;
+    }
+    if (!sameInode(stat(), proof.info)) throw new FsError("changed");
     return attempt(fsErrorOf, () => fs.opendirSync(`${OWN_DESCRIPTORS}${fd}`, AS_BYTES));
   } finally {
     fs.closeSync(fd); // the `Dir` holds its own descriptor on the same directory
@@ -92,9 +113,9 @@ function openDirectory(path: string, expected?: FileInfo): fs.Dir {
 async function readDirPaced(
   path: string,
   pause: () => Promise<unknown>,
-  expected?: FileInfo,
+  proof?: ReadProof,
 ): Promise<DirEntry[]> {
-  const dir = openDirectory(path, expected);
+  const dir = openDirectory(path, proof);
   const entries: DirEntry[] = [];
   try {
     while (attempt(fsErrorOf, () => readBatch(dir, entries))) await pause();

@@ -35,11 +35,11 @@ const outputSchema = z.object({
   content_hash: z.string().describe("sha256:<hex> of the bytes written."),
 });
 
-/** The `write_text_file` tool. */
 const ROOT_PATH_TOO_LONG =
   `this root's own path is too long to write in: with it, a write's temporary file ` +
   `would pass the system's ${SYSTEM_PATH_BYTES}-byte path limit`;
 
+/** The `write_text_file` tool. */
 export const writeTextFile: Tool<typeof inputSchema, typeof outputSchema> = {
   name: "write_text_file",
   title: "Write a text file",

@@ -1,9 +1,11 @@
 /** The `FsPort` contract (`_port_contract.ts`) on the Node port, under either runtime. */
+import { spawnSync } from "node:child_process";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
 import { portContract } from "./_port_contract.ts";
-import { RUNTIME } from "./_harness.ts";
+import { join } from "node:path";
+import { makeRoot, RUNTIME } from "./_harness.ts";
 import { nodePort } from "../src/ports/node.ts";
 
 portContract("node", nodePort);
@@ -13,3 +15,65 @@ test("node: on Linux under Node, readDirPaced proves what it reads (through /pro
 }, () => {
   assert.equal(nodePort.pacedReadsProven === true, process.platform === "linux");
 });
+
+test("node: a /proc probe that found no descriptor free is made again, not given up for good", {
+  skip: (RUNTIME !== "node" || process.platform !== "linux") && "the probe runs under Node on Linux",
+}, () => {
+  // In a child under `ulimit -n 64`, so running out of descriptors cannot disturb the test runner.
+  const port = new URL("../src/ports/node.js", import.meta.url).href;
+  const script = `
+    import fs from "node:fs";
+    const { nodePort } = await import(${JSON.stringify(port)});
+    const held = [];
+    try { for (;;) held.push(fs.openSync("/", "r")); } catch {}
+    const starved = nodePort.pacedReadsProven;
+    for (const fd of held) fs.closeSync(fd);
+    console.log(JSON.stringify({ held: held.length, starved, after: nodePort.pacedReadsProven }));
+  `;
+  const child = spawnSync("sh", [
+    "-c",
+    'ulimit -n 64 && exec "$0" --input-type=module -e "$1"',
+    process.execPath,
+    script,
+  ], {
+    encoding: "utf8",
+  });
+  assert.equal(child.status, 0, child.stderr);
+  const { held, starved, after } = JSON.parse(child.stdout);
+  assert.ok(held > 0 && held < 64, `held ${held} descriptors`);
+  assert.equal(starved, false); // could not tell: not proven now…
+  assert.equal(after, true); // …and probed again once descriptors were free
+});
+
+test(
+  "node: under Deno with --allow-all, where /proc can be read, the port's proven reads list the directory",
+  {
+    skip: (RUNTIME !== "deno" || process.platform !== "linux") && "Deno on Linux runs the port through /proc",
+  },
+  () => {
+    // Deno's `node:fs` opens a `Dir`'s path at its first read: the descriptor it names must still be open then.
+    const port = new URL("../src/ports/node.ts", import.meta.url).href;
+    const root = makeRoot({ "a/big/in.txt": "" });
+    try {
+      const dir = root.path;
+      const script = `
+      const { nodePort } = await import(${JSON.stringify(port)});
+      const [root, big] = ${JSON.stringify([dir, join(dir, "a", "big")])};
+      const proof = { root, rootInfo: nodePort.lstat(root), info: nodePort.lstat(big) };
+      const read = await nodePort.readDirPaced(big, () => Promise.resolve(), proof).then(
+        (entries) => entries.map((e) => e.name),
+        (error) => error.code ?? String(error),
+      );
+      console.log(JSON.stringify({ proven: nodePort.pacedReadsProven, read }));
+    `;
+      const child = spawnSync(process.execPath, ["eval", "--quiet", script], {
+        encoding: "utf8",
+        env: { ...process.env, NO_COLOR: "1" },
+      });
+      assert.equal(child.status, 0, child.stderr);
+      assert.deepEqual(JSON.parse(child.stdout), { proven: true, read: ["in.txt"] });
+    } finally {
+      root.cleanup();
+    }
+  },
+);

@@ -56,7 +56,12 @@ function probeOwnDescriptors(): boolean | undefined {
   try {
     const fd = fs.openSync("/", O_RDONLY | O_DIRECTORY);
     try {
-      fs.opendirSync(`${OWN_DESCRIPTORS}${fd}`).closeSync();
+      const dir = fs.opendirSync(`${OWN_DESCRIPTORS}${fd}`);
+      try {
+        dir.readSync(); // a runtime may open the path only now (Deno's `node:fs`)
+      } finally {
+        dir.closeSync();
+      }
       return true;
     } finally {
       fs.closeSync(fd);
@@ -79,15 +84,24 @@ function openBelow(fd: number, name: string): number {
 
 const sameInode = (a: fs.BigIntStats, b: FileInfo) => a.ino === b.ino && a.dev === b.dev;
 
+/** A directory opened for reading, and how to close it. */
+interface OpenDirectory {
+  readonly dir: fs.Dir;
+  close(): void;
+}
+
 /**
  * Opens the directory at `path` for reading. Given a `proof`, where descriptors can be read, the root is
  * opened and checked by `fstat` to be the pinned one, then each directory below it is opened no-follow in
  * the one before, the last checked to be `proof.info`, and read through its descriptor: a link or another
- * directory swapped in anywhere on the way is refused (`not_directory`, `changed`), never listed.
+ * directory swapped in anywhere on the way is refused (`not_directory`, `changed`), never listed. That
+ * descriptor stays open until the read is closed: Deno's `node:fs` opens a `Dir`'s path only when it is first
+ * read, and a descriptor number closed before could name another file by then.
  */
-function openDirectory(path: string, proof?: ReadProof): fs.Dir {
+function openDirectory(path: string, proof?: ReadProof): OpenDirectory {
   if (proof === undefined || !readsThroughDescriptors()) {
-    return attempt(fsErrorOf, () => fs.opendirSync(path, AS_BYTES));
+    const dir = attempt(fsErrorOf, () => fs.opendirSync(path, AS_BYTES));
+    return { dir, close: () => dir.closeSync() };
   }
   const names = path === proof.root ? [] : path.slice(proof.root.length + 1).split("/");
   if (names.length > 0 && !path.startsWith(`${proof.root}/`)) {
@@ -103,9 +117,21 @@ function openDirectory(path: string, proof?: ReadProof): fs.Dir {
       fd = below;
     }
     if (!sameInode(stat(), proof.info)) throw new FsError("changed");
-    return attempt(fsErrorOf, () => fs.opendirSync(`${OWN_DESCRIPTORS}${fd}`, AS_BYTES));
+    const dir = attempt(fsErrorOf, () => fs.opendirSync(`${OWN_DESCRIPTORS}${fd}`, AS_BYTES));
+    const held = fd;
+    fd = -1; // now closed with the read
+    return {
+      dir,
+      close() {
+        try {
+          dir.closeSync();
+        } finally {
+          fs.closeSync(held);
+        }
+      },
+    };
   } finally {
-    fs.closeSync(fd); // the `Dir` holds its own descriptor on the same directory
+    if (fd >= 0) fs.closeSync(fd);
   }
 }
 
@@ -115,12 +141,12 @@ async function readDirPaced(
   pause: () => Promise<unknown>,
   proof?: ReadProof,
 ): Promise<DirEntry[]> {
-  const dir = openDirectory(path, proof);
+  const { dir, close } = openDirectory(path, proof);
   const entries: DirEntry[] = [];
   try {
     while (attempt(fsErrorOf, () => readBatch(dir, entries))) await pause();
   } finally {
-    dir.closeSync();
+    close();
   }
   return entries;
 }

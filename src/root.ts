@@ -480,7 +480,12 @@ export class Root {
     if (!checked && !this.#listedByParent(dir, cached)) return null;
     try {
       const found = this.#lookup(dir, cached);
-      return "valid" in found ? found.valid : this.#store(dir, this.#readSettled(dir, found.stale));
+      if ("valid" in found) return found.valid;
+      // A big directory is read only by a walk's paced pass, which proves the read or checks the path around
+      // it. One met here the pass did not validate (it refused the read) or that is another one by now (a
+      // link swapped in above leads the lstat elsewhere) is gone for this lookup, never read by path in one go.
+      if (dir !== "" && found.stale.info.size >= PACED_READ_BYTES) return null;
+      return this.#store(dir, this.#readSettled(dir, found.stale));
     } catch (error) {
       return this.#unreadable(dir, checked, error);
     }

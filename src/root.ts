@@ -93,6 +93,15 @@ function sameStamps(a: readonly (FileInfo | null)[], b: readonly (FileInfo | nul
   });
 }
 
+/**
+ * Whether a failure to look at or read a directory is left for the walk to meet, the directory then serving
+ * nothing unless the call names it: every one but running out of descriptors, which fails the call, so that
+ * no answer silently leaves out what could not be read.
+ */
+function leftToTheWalk(error: unknown): error is FsError {
+  return error instanceof FsError && error.code !== "busy";
+}
+
 /** Drops `dir` (when one is given) and every directory below it from `fresh`; returns whether it did. */
 function dropReplaced(fresh: Fresh, dir: string | undefined): boolean {
   if (dir === undefined) return false;
@@ -305,7 +314,7 @@ export class Root {
         // The top one named (and listed by its parent as validated above), the rest listed.
         entry = await this.#entryPaced(at, at !== dir, pacer, fresh, above?.get(parentOf(at)));
       } catch (error) {
-        if (!(error instanceof FsError)) throw error;
+        if (!leftToTheWalk(error)) throw error;
       }
       if (entry === null) continue;
       fresh.set(at, entry);
@@ -385,7 +394,7 @@ export class Root {
       try {
         entry = await this.#entryPaced(at, false, pacer, validated, validated.get(parentOf(at)));
       } catch (error) {
-        if (!(error instanceof FsError)) throw error;
+        if (!leftToTheWalk(error)) throw error;
       }
       if (entry === null) break;
       validated.set(at, entry);
@@ -416,7 +425,7 @@ export class Root {
       try {
         child = await this.#entryPaced(sub, true, pacer, fresh);
       } catch (error) {
-        if (!(error instanceof FsError)) throw error;
+        if (!leftToTheWalk(error)) throw error;
       }
       if (child === null) continue;
       fresh.set(sub, child);
@@ -544,9 +553,9 @@ export class Root {
     return parent?.listing.has(`${dir.slice(dir.lastIndexOf("/") + 1)}/`) ?? false;
   }
 
-  /** A directory that failed to be looked at or read: forgotten, and gone unless a call named it. */
+  /** A directory that failed to be looked at or read: forgotten, and gone unless a call named it (`leftToTheWalk`). */
   #unreadable(dir: string, checked: boolean, error: unknown): null {
-    if (!(error instanceof FsError)) throw error;
+    if (!leftToTheWalk(error)) throw error;
     const cached = this.#cache.get(dir);
     if (cached) this.#forget(dir, cached);
     // Removed or replaced while it was read: gone, like a directory the lstat did not find; the root, moved.

@@ -152,6 +152,46 @@ test("a search whose file cannot be opened for want of descriptors fails instead
   }
 });
 
+test("a walk whose directory cannot be read for want of descriptors fails instead of skipping it", async () => {
+  // A small directory read in one go and a big one read with pauses; each tool that walks past them.
+  const temp = makeRoot({ "a.txt": "needle\n", "small/b.txt": "needle\n", "big/c.txt": "needle\n" });
+  try {
+    const big = join(temp.path, "big");
+    for (const busy of ["small", "big"]) {
+      const port: FsPort = {
+        ...nodePort,
+        lstat(path) {
+          const info = nodePort.lstat(path);
+          return path === big && info ? { ...info, size: PACED_READ_BYTES } : info;
+        },
+        readDir(path) {
+          if (path === join(temp.path, busy)) throw new FsError("busy");
+          return nodePort.readDir(path);
+        },
+        readDirPaced(path, pause, proof) {
+          if (path === join(temp.path, busy)) return Promise.reject(new FsError("busy"));
+          return nodePort.readDirPaced(path, pause, proof);
+        },
+      };
+      const root = openRoot({ root: temp.path, include: ["**"], fs: port });
+      const calls: [Tool, Record<string, unknown>][] = [
+        [searchFiles, { query: ".txt" }],
+        [searchText, { query: "needle" }],
+        [listDirectory, {}],
+      ];
+      for (const [tool, args] of calls) {
+        assert.equal(
+          await call(root, tool, args),
+          "error: the server has too many files open; try again when fewer calls run",
+          `${tool.name}, ${busy}`,
+        );
+      }
+    }
+  } finally {
+    temp.cleanup();
+  }
+});
+
 test("a search whose file is replaced on every open fails instead of skipping it", async () => {
   const temp = makeRoot({ "a.txt": "needle\n" });
   try {

@@ -4,9 +4,11 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
 import { portContract } from "./_port_contract.ts";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { makeRoot, RUNTIME } from "./_harness.ts";
 import { nodePort } from "../src/ports/node.ts";
+import { DIR_BATCH } from "../src/ports/fs_port.ts";
 
 portContract("node", nodePort);
 
@@ -77,3 +79,28 @@ test(
     }
   },
 );
+
+test("node: a proven read of a big directory holds at most one descriptor across its pauses", {
+  skip: !nodePort.pacedReadsProven && "the Node port proves its reads on Linux under Node only",
+}, async () => {
+  // Running out of descriptors fails a call: a read that held two across its pauses failed calls sooner.
+  // (Node's `Dir` holds its own; Deno's reads the whole directory at its first read.)
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 2 * DIR_BATCH; i++) files[`a/big/f${i}.txt`] = "";
+  const root = makeRoot(files);
+  try {
+    const open = () => readdirSync("/proc/self/fd").length;
+    const big = join(root.path, "a", "big");
+    const proof = { root: root.path, rootInfo: nodePort.lstat(root.path)!, info: nodePort.lstat(big)! };
+    const before = open();
+    const during: number[] = [];
+    const read = await nodePort.readDirPaced(big, () => {
+      during.push(open() - before);
+      return Promise.resolve();
+    }, proof);
+    assert.equal(read.length, 2 * DIR_BATCH);
+    assert.ok(during.length > 0 && during.every((n) => n <= 1), `descriptors held at each pause: ${during}`);
+  } finally {
+    root.cleanup();
+  }
+});

@@ -84,9 +84,11 @@ function openBelow(fd: number, name: string): number {
 
 const sameInode = (a: fs.BigIntStats, b: FileInfo) => a.ino === b.ino && a.dev === b.dev;
 
-/** A directory opened for reading, and how to close it. */
+/** A directory opened for reading. */
 interface OpenDirectory {
   readonly dir: fs.Dir;
+  /** Closes what only the opening needed, once the first batch is read. */
+  opened(): void;
   close(): void;
 }
 
@@ -95,13 +97,13 @@ interface OpenDirectory {
  * opened and checked by `fstat` to be the pinned one, then each directory below it is opened no-follow in
  * the one before, the last checked to be `proof.info`, and read through its descriptor: a link or another
  * directory swapped in anywhere on the way is refused (`not_directory`, `changed`), never listed. That
- * descriptor stays open until the read is closed: Deno's `node:fs` opens a `Dir`'s path only when it is first
- * read, and a descriptor number closed before could name another file by then.
+ * descriptor stays open until the first batch is read: Deno's `node:fs` opens a `Dir`'s path only then, and a
+ * descriptor number closed before could name another file by then.
  */
 function openDirectory(path: string, proof?: ReadProof): OpenDirectory {
   if (proof === undefined || !readsThroughDescriptors()) {
     const dir = attempt(fsErrorOf, () => fs.opendirSync(path, AS_BYTES));
-    return { dir, close: () => dir.closeSync() };
+    return { dir, opened() {}, close: () => dir.closeSync() };
   }
   const names = path === proof.root ? [] : path.slice(proof.root.length + 1).split("/");
   if (names.length > 0 && !path.startsWith(`${proof.root}/`)) {
@@ -118,15 +120,20 @@ function openDirectory(path: string, proof?: ReadProof): OpenDirectory {
     }
     if (!sameInode(stat(), proof.info)) throw new FsError("changed");
     const dir = attempt(fsErrorOf, () => fs.opendirSync(`${OWN_DESCRIPTORS}${fd}`, AS_BYTES));
-    const held = fd;
-    fd = -1; // now closed with the read
+    let held = fd;
+    fd = -1; // now closed by the read
+    const release = () => {
+      if (held >= 0) fs.closeSync(held);
+      held = -1;
+    };
     return {
       dir,
+      opened: release,
       close() {
         try {
           dir.closeSync();
         } finally {
-          fs.closeSync(held);
+          release();
         }
       },
     };
@@ -141,12 +148,18 @@ async function readDirPaced(
   pause: () => Promise<unknown>,
   proof?: ReadProof,
 ): Promise<DirEntry[]> {
-  const { dir, close } = openDirectory(path, proof);
+  const opening = openDirectory(path, proof);
   const entries: DirEntry[] = [];
+  const next = () => attempt(fsErrorOf, () => readBatch(opening.dir, entries));
   try {
-    while (attempt(fsErrorOf, () => readBatch(dir, entries))) await pause();
+    let more = next();
+    opening.opened(); // before the first pause: across pauses a read holds only its `Dir`'s descriptor
+    while (more) {
+      await pause();
+      more = next();
+    }
   } finally {
-    close();
+    opening.close();
   }
   return entries;
 }

@@ -12,8 +12,12 @@
 const repo = new URL("..", import.meta.url).pathname;
 const deno = Deno.execPath();
 
-async function run(cmd: string, args: string[]): Promise<{ code: number; output: string }> {
-  const child = new Deno.Command(cmd, { args, cwd: repo, stdout: "piped", stderr: "piped" }).spawn();
+async function run(
+  cmd: string,
+  args: string[],
+  env?: Record<string, string>,
+): Promise<{ code: number; output: string }> {
+  const child = new Deno.Command(cmd, { args, cwd: repo, env, stdout: "piped", stderr: "piped" }).spawn();
   let output = "";
   const decoder = new TextDecoder();
   const pump = async (stream: ReadableStream<Uint8Array>, sink: { write(p: Uint8Array): unknown }) => {
@@ -58,7 +62,10 @@ let nodePassed = 0;
 let nodeFailed = build.code === 0 ? 0 : 1;
 let nodeFailures: string[] = build.code === 0 ? [] : ["the npm build failed (scripts/build_npm.ts)"];
 if (build.code === 0) {
-  const nodeRun = await run("node", ["--test", "--test-concurrency=1", "npm/.test/tests/"]);
+  // The Deno binary, for the Node suite's test of the npm command run by Deno.
+  const nodeRun = await run("node", ["--test", "--test-concurrency=1", "npm/.test/tests/"], {
+    PTC_FS_MCP_DENO: deno,
+  });
   nodePassed = Number(/^# pass (\d+)/m.exec(nodeRun.output)?.[1] ?? 0);
   nodeFailed = Number(/^# fail (\d+)/m.exec(nodeRun.output)?.[1] ?? (nodeRun.code === 0 ? 0 : 1));
   if (nodeRun.code !== 0 && nodeFailed === 0) nodeFailed = 1;

@@ -14,7 +14,7 @@ import { realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { makeRoot, RUNTIME, serverCommand, type TempRoot } from "./_harness.ts";
+import { makeRoot, NODE_CLI, RUNTIME, serverCommand, type TempRoot } from "./_harness.ts";
 import { MAX_LIMIT, MAX_WRITE_BYTES_LIMIT } from "../src/limits.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -193,6 +193,36 @@ test(`${RUNTIME}: where node:fs has no O_NOFOLLOW the server refuses to start wi
       assert.equal(refused.stdout, "", drop);
       assert.equal(refused.stderr, expected(missing));
     }
+  } finally {
+    root.cleanup();
+  }
+});
+
+test("node: the npm command run by Deno says to run cli.ts instead, and serves nothing", {
+  skip: (RUNTIME !== "node" || !process.env.PTC_FS_MCP_DENO) &&
+    "needs the Deno binary (`deno task test` gives it)",
+}, () => {
+  // Deno's loop ended after a few requests on this command's stdin handling: it exited without a word.
+  const root = realRoot();
+  try {
+    const child = spawnSync(process.env.PTC_FS_MCP_DENO!, [
+      "run",
+      "-A",
+      NODE_CLI,
+      "--root",
+      root.path,
+      "--include",
+      "**",
+    ], {
+      encoding: "utf8",
+      input: "",
+    });
+    assert.equal(child.status, 64);
+    assert.equal(child.stdout, "");
+    assert.equal(
+      child.stderr,
+      "ptc-fs-mcp: this is the Node.js command; on Deno run cli.ts (@ptcrunner/fs-mcp/cli)\n",
+    );
   } finally {
     root.cleanup();
   }

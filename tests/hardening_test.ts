@@ -1270,6 +1270,23 @@ const SWAPPED_CALLS: [Tool, Record<string, unknown>][] = [
   [searchFiles, { query: ".md" }],
 ];
 
+/** On a port that proves its reads, `a/big` or `a` swapped at every read (and as `race` says) lists nothing outside. */
+async function assertNoOutsideNames(race: Pick<SwapRace, "atLstat" | "atReadInOneGo">): Promise<void> {
+  for (const [tool, args] of SWAPPED_CALLS) {
+    for (const swapped of ["a/big", "a"]) {
+      for (
+        const answer of await callSwapped(
+          { ...race, dir: "a/big", swapped, swaps: Infinity, proven: true },
+          tool,
+          args,
+        )
+      ) {
+        assert.ok(!answer.includes("OUTSIDE"), `${tool.name}, ${swapped}: ${answer}`);
+      }
+    }
+  }
+}
+
 test("a big directory swapped for a link and back as its read opens is caught by the stamps above it", async () => {
   // A port that reads by path (Deno's): the swap renames an entry of the directory above, which moves its
   // mtime, so the read is made again. Without that, one swap within a second went unseen.
@@ -1297,14 +1314,7 @@ test("a port that proves its reads never lists a big directory through a link sw
 }, async () => {
   // Swapped at every read, and already at the lstat before it, which then shows the outside directory's
   // identity: every directory from the root down is opened no-follow in the one before.
-  for (const [tool, args] of SWAPPED_CALLS) {
-    for (const swapped of ["a/big", "a"]) {
-      const race = { dir: "a/big", swapped, swaps: Infinity, proven: true, atLstat: true };
-      for (const answer of await callSwapped(race, tool, args)) {
-        assert.ok(!answer.includes("OUTSIDE"), `${tool.name}, ${swapped}: ${answer}`);
-      }
-    }
-  }
+  await assertNoOutsideNames({ atLstat: true });
 });
 
 test("a big directory whose proven read was refused is not read in one go by the lookups after it", {
@@ -1312,14 +1322,7 @@ test("a big directory whose proven read was refused is not read in one go by the
 }, async () => {
   // The walk's own lookups meet the directory the pass could not validate; reading it there, by path, in one
   // go, went through the link a racer swapped in for that read too.
-  for (const [tool, args] of SWAPPED_CALLS) {
-    for (const swapped of ["a/big", "a"]) {
-      const race = { dir: "a/big", swapped, swaps: Infinity, proven: true, atReadInOneGo: true };
-      for (const answer of await callSwapped(race, tool, args)) {
-        assert.ok(!answer.includes("OUTSIDE"), `${tool.name}, ${swapped}: ${answer}`);
-      }
-    }
-  }
+  await assertNoOutsideNames({ atReadInOneGo: true });
 });
 
 test("a resumed search pauses for input while it checks the files before its position: a cancellation stops it", async () => {

@@ -102,6 +102,14 @@ function leftToTheWalk(error: unknown): error is FsError {
   return error instanceof FsError && error.code !== "busy";
 }
 
+/**
+ * Whether a port refused to read a directory because its path leads elsewhere now: to another directory, or
+ * through a link or a file on the way (a port that proves its reads says `changed` or `not_directory`).
+ */
+function leadsElsewhere(error: unknown): boolean {
+  return error instanceof FsError && (error.code === "changed" || error.code === "not_directory");
+}
+
 /** Drops `dir` (when one is given) and every directory below it from `fresh`; returns whether it did. */
 function dropReplaced(fresh: Fresh, dir: string | undefined): boolean {
   if (dir === undefined) return false;
@@ -663,7 +671,13 @@ export class Root {
    */
   #readSettled(dir: string, before: Seen): Read {
     for (let attempt = 1;; attempt++) {
-      const listing = this.#read(dir);
+      let listing: Listing;
+      try {
+        listing = this.#read(dir);
+      } catch (error) {
+        if (leadsElsewhere(error)) return null; // as if found so after the read
+        throw error;
+      }
       const after = this.#identityAfterRead(dir, before);
       if (after === before || (after !== null && attempt >= SETTLED_READ_ATTEMPTS)) {
         return { listing, seen: before };
@@ -693,10 +707,7 @@ export class Root {
       try {
         entries = await this.fs.readDirPaced(this.#abs(dir), () => pacer.checkpoint(), proof);
       } catch (error) {
-        // Its path leads elsewhere now (another directory, a link or a file on the way): as if found so after.
-        if (error instanceof FsError && (error.code === "changed" || error.code === "not_directory")) {
-          return null;
-        }
+        if (leadsElsewhere(error)) return null; // as if found so after the read
         throw error;
       }
       if (this.#replacedAbove(dir, fresh) !== undefined) return null; // left to the walk, which checks again

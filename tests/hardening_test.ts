@@ -1325,6 +1325,67 @@ test("a big directory whose proven read was refused is not read in one go by the
   await assertNoOutsideNames({ atReadInOneGo: true });
 });
 
+test(
+  "a small directory or a file reached through a parent swapped for a link in the instant of its read is refused",
+  {
+    skip: !nodePort.pacedReadsProven && "the Node port checks the paths it opens on Linux under Node only",
+  },
+  async () => {
+    // `a` is a link to a directory outside only while the port reads `a/b` or opens `a/f.txt` by path, and
+    // while it lstats `a/f.txt` (so the file's lstat after the open agrees with it); every other lstat, of
+    // `a` and of the directories above, sees the real one. No check by path can see such a swap.
+    const temp = makeRoot({
+      "root/a/b/in.md": "",
+      "root/a/f.txt": "in bytes\n",
+      "outside/b/OUTSIDE.md": "",
+      "outside/f.txt": "OUT bytes\n",
+    });
+    try {
+      const base = realpathSync(temp.path);
+      const a = join(base, "root", "a");
+      const [dir, file] = [join(a, "b"), join(a, "f.txt")];
+      const swaps = { dir: 0, file: 0 };
+      const swapped = <T>(what: keyof typeof swaps, read: () => T): T => {
+        swaps[what]++;
+        renameSync(a, join(base, "moved"));
+        symlinkSync(join(base, "outside"), a);
+        try {
+          return read();
+        } finally {
+          unlinkSync(a);
+          renameSync(join(base, "moved"), a);
+        }
+      };
+      const port: FsPort = {
+        ...nodePort,
+        lstat: (path) => path === file ? swapped("file", () => nodePort.lstat(path)) : nodePort.lstat(path),
+        readDir: (path) =>
+          path === dir ? swapped("dir", () => nodePort.readDir(path)) : nodePort.readDir(path),
+        openRead: (path) =>
+          path === file ? swapped("file", () => nodePort.openRead(path)) : nodePort.openRead(path),
+      };
+      const root = openRoot({ root: join(base, "root"), include: ["**"], fs: port });
+      const answers = [
+        await call(root, listDirectory, { path: "a/b" }),
+        await call(root, searchFiles, { query: ".md" }),
+        await call(root, readTextFile, { path: "a/f.txt" }),
+        await call(root, searchText, { query: "bytes" }),
+      ].map((answer) => typeof answer === "string" ? answer : JSON.stringify(answer));
+      assert.ok(
+        swaps.dir > 0 && swaps.file > 0,
+        "the racer swapped at a directory's read and at a file's open",
+      );
+      assert.deepEqual(answers.filter((answer) => answer.includes("OUT")), []);
+      // Unswapped, each is served: the refusals above came from the swap.
+      const plain = openRoot({ root: join(base, "root"), include: ["**"], fs: nodePort });
+      assert.match(JSON.stringify(await call(plain, listDirectory, { path: "a/b" })), /"a\/b\/in\.md"/);
+      assert.match(JSON.stringify(await call(plain, readTextFile, { path: "a/f.txt" })), /"in bytes\\n"/);
+    } finally {
+      temp.cleanup();
+    }
+  },
+);
+
 test("a resumed search pauses for input while it checks the files before its position: a cancellation stops it", async () => {
   const files: Record<string, string> = {};
   for (let i = 0; i < 1_200; i++) files[`f${String(i).padStart(4, "0")}.txt`] = "x\n";

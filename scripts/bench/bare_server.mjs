@@ -18,11 +18,13 @@
  * - `syscalls CALLS ROOT`: the same, each call first making under ROOT the
  *   filesystem operations the server made for it (CALLS lines also carry
  *   `ops`, recorded by `syscalls.ts` with paths relative to the root) with
- *   the port's own primitives, and discarding what they return, except that
- *   a `search_text` call searches the bytes each read returns for its query
- *   with the port's byte search, yielding every 10 ms of that work as the
- *   server's scan must: the floor of a server that makes the same system
- *   calls (and, searching, the same search and yields);
+ *   the port's own primitives (on Node, a directory read through a descriptor
+ *   and each descriptor's path read back, as its port checks), and discarding
+ *   what they return, except that a `search_text` call searches the bytes
+ *   each read returns for its query with the port's byte search, yielding
+ *   every 10 ms of that work as the server's scan must: the floor of a
+ *   server that makes the same system calls (and, searching, the same search
+ *   and yields);
  * - `extents INDEX FILE`: an SDK `McpServer` whose `read_text_file` reads each
  *   item's bytes from FILE at the offset and length the real server's item had
  *   (INDEX: JSON lines `{cursor, items: [[offset, length], ...], next_cursor,
@@ -49,6 +51,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   readSync,
 } from "node:fs";
 import process from "node:process";
@@ -96,9 +99,29 @@ function extentPage(cursor) {
 const lstat = typeof Deno === "undefined"
   ? (path) => lstatSync(path, { bigint: true })
   : (path) => Deno.lstatSync(path);
-const readDir = typeof Deno === "undefined"
+// On Node (Linux), the port reads a directory through a descriptor opened no-follow whose path it reads back
+// (`/proc/self/fd`), and reads back the path of each file it opens: the replay makes the same calls.
+const pathsReadBack = typeof Deno === "undefined" && (() => {
+  try {
+    return readlinkSync("/proc/self/fd/0") !== undefined;
+  } catch {
+    return false;
+  }
+})();
+const readBack = pathsReadBack ? (fd) => readlinkSync(`/proc/self/fd/${fd}`) : () => {};
+const readDir = typeof Deno !== "undefined"
+  ? (path) => [...Deno.readDirSync(path)]
+  : !pathsReadBack
   ? (path) => readdirSync(path, { withFileTypes: true })
-  : (path) => [...Deno.readDirSync(path)];
+  : (path) => {
+    const fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+    try {
+      readBack(fd);
+      return readdirSync(`/proc/self/fd/${fd}`, { withFileTypes: true });
+    } finally {
+      closeSync(fd);
+    }
+  };
 let scratch = Buffer.allocUnsafe(0);
 
 // The port's byte search, for `search_text` calls: `Buffer#indexOf` on Node, and on Deno the server's own
@@ -139,6 +162,7 @@ const OPERATIONS = {
     const path = under(rel);
     lstat(path);
     fds[h] = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    readBack(fds[h]);
     fstatSync(fds[h], { bigint: true });
   },
   fstat: (fds, h) => fstatSync(fds[h], { bigint: true }),

@@ -64,7 +64,8 @@ export function infoOf(s: fs.BigIntStats): FileInfo {
   };
 }
 
-function fdHandle(fd: number, map: ErrorMap): FileHandle {
+/** The `FileHandle` over an open descriptor `fd`, its errors mapped by `map`. */
+export function descriptorHandle(fd: number, map: ErrorMap): FileHandle {
   let open = true;
   return {
     stat: () => attempt(map, () => infoOf(fs.fstatSync(fd, { bigint: true }))),
@@ -95,12 +96,15 @@ function fdHandle(fd: number, map: ErrorMap): FileHandle {
 
 /**
  * The port members both runtimes share, given the runtime's error map, its no-follow stat (which throws),
- * and the port itself, through whose own `lstat` `openRead` checks (the contract tests wrap it).
+ * the port itself, through whose own `lstat` `openRead` checks (the contract tests wrap it), and, where the
+ * runtime can tell, a check that a descriptor just opened by a path holds what that path names (throwing
+ * `changed` if not).
  */
 export function descriptorPort(
   map: ErrorMap,
   lstatOf: (path: string) => FileInfo,
   self: () => FsPort,
+  assertReached?: (fd: number, path: string) => void,
 ): Pick<FsPort, "unsupported" | "lstat" | "holdDirectory" | "openRead" | "createExclusive"> {
   const open = (path: string, flags: number, mode?: number) =>
     attempt(map, () => fs.openSync(path, flags, mode));
@@ -115,7 +119,7 @@ export function descriptorPort(
         throw failure;
       }
     },
-    holdDirectory: (path) => fdHandle(open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW), map),
+    holdDirectory: (path) => descriptorHandle(open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW), map),
     openRead(path) {
       // Checked by lstat first (a FIFO or device is never opened), then opened no-follow and non-blocking;
       // the descriptor must be the very inode seen (`changed`: renamed over). That proof is what refuses a
@@ -124,8 +128,10 @@ export function descriptorPort(
       if (seen === null) throw new FsError("not_found");
       if (seen.kind === "symlink") throw new FsError("symlink");
       if (seen.kind !== "file") throw new FsError("not_regular");
-      const file = fdHandle(open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK), map);
+      const fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+      const file = descriptorHandle(fd, map);
       try {
+        assertReached?.(fd, path); // no link on the way was followed to it
         const info = file.stat();
         if (info.kind !== "file") throw new FsError("not_regular");
         if (info.ino !== seen.ino || info.dev !== seen.dev) throw new FsError("changed");
@@ -146,7 +152,7 @@ export function descriptorPort(
           throw map(error);
         }
       }
-      return fdHandle(fd, map);
+      return descriptorHandle(fd, map);
     },
   };
 }

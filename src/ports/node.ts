@@ -1,17 +1,29 @@
 /**
  * The Node.js port: `node:fs`, with `O_NOFOLLOW | O_NONBLOCK` on every open for content (`descriptor.ts`).
+ * On Linux, each directory read and file open is proved to have reached the very path it named, no link
+ * followed on the way (`assertReached`), and a big directory read with pauses is reached through descriptors
+ * from the root down (`openDirectory`).
  *
  * @module
  */
 import * as fs from "node:fs";
 import { type Buffer, isUtf8 } from "node:buffer";
-import { DIR_BATCH, type DirEntry, type FileInfo, FsError, type FsPort, type ReadProof } from "./fs_port.ts";
+import {
+  DIR_BATCH,
+  type DirectoryHold,
+  type DirEntry,
+  type FileInfo,
+  FsError,
+  type FsPort,
+  type ReadProof,
+} from "./fs_port.ts";
+
+import { attempt, descriptorHandle, descriptorPort, fsErrorOf, infoOf, kindOf } from "./descriptor.ts";
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
-import { attempt, descriptorPort, fsErrorOf, infoOf, kindOf } from "./descriptor.ts";
 
 /** Names are read as strings (fast); only if one holds U+FFFD, as bytes, leaving out any not UTF-8. */
-function readDir(path: string): DirEntry[] {
+function readDirAt(path: string): DirEntry[] {
   const entries = fs.readdirSync(path, { withFileTypes: true });
   if (!entries.some((d) => d.name.includes("\uFFFD"))) {
     return entries.map((d): DirEntry => ({ name: d.name, kind: kindOf(d) }));
@@ -49,13 +61,15 @@ const AS_BYTES = { bufferSize: DIR_BATCH, encoding: "buffer" as BufferEncoding }
 const OWN_DESCRIPTORS = "/proc/self/fd/";
 
 /**
- * Whether a directory can be read through its descriptor here, probed on `/`; `undefined` when the probe
- * could not tell (out of descriptors), so it is probed again next time rather than given up for good.
+ * Whether a descriptor's path can be read back and its directory read through it here, probed on `/`;
+ * `undefined` when the probe could not tell (out of descriptors), so it is probed again next time rather than
+ * given up for good.
  */
 function probeOwnDescriptors(): boolean | undefined {
   try {
     const fd = fs.openSync("/", O_RDONLY | O_DIRECTORY);
     try {
+      if (fs.readlinkSync(`${OWN_DESCRIPTORS}${fd}`) !== "/") return false;
       const dir = fs.opendirSync(`${OWN_DESCRIPTORS}${fd}`);
       try {
         dir.readSync(); // a runtime may open the path only now (Deno's `node:fs`)
@@ -73,6 +87,53 @@ function probeOwnDescriptors(): boolean | undefined {
 
 let ownDescriptors: boolean | undefined;
 const readsThroughDescriptors = () => (ownDescriptors ??= probeOwnDescriptors()) === true;
+
+// Cleared for good if a directory held (a root) reads back another path than its own: then no path can be
+// compared so (a mount the process cannot name), and opens go unchecked, as where `/proc` is missing.
+let pathsReadBack = true;
+const checksPaths = () => pathsReadBack && readsThroughDescriptors();
+
+/** The path the kernel gives the object `fd` holds, as the port names it (a root of `/` joins as `//name`). */
+const pathOf = (fd: number) => fs.readlinkSync(`${OWN_DESCRIPTORS}${fd}`);
+const asNamed = (path: string) => path.startsWith("//") ? path.slice(1) : path;
+
+/**
+ * Throws `changed` unless descriptor `fd`, just opened by `path`, holds what `path` names: the kernel's own
+ * path of the object (`/proc/self/fd/<fd>`) is `path` itself. Opening by path follows a link anywhere but at
+ * the end; so a directory on the way swapped for a link (and perhaps back) between the walk's lstats and this
+ * open, which no lstat could see, is refused here rather than read through. A rename anywhere on the path
+ * meanwhile refuses too: the call fails or leaves the object out, as if it were gone.
+ */
+function assertReached(fd: number, path: string): void {
+  if (checksPaths() && attempt(fsErrorOf, () => pathOf(fd)) !== asNamed(path)) throw new FsError("changed");
+}
+
+/**
+ * Lists the directory at `path`. Where paths are checked, through a descriptor opened no-follow and proved to
+ * hold what `path` names (`assertReached`), so no directory it does not name is listed.
+ */
+function readDir(path: string): DirEntry[] {
+  if (!checksPaths()) return readDirAt(path);
+  const fd = fs.openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+  try {
+    assertReached(fd, path);
+    return readDirAt(`${OWN_DESCRIPTORS}${fd}`);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Holds a directory (the root) open; one whose descriptor reads back another path turns `checksPaths` off. */
+function holdDirectory(path: string): DirectoryHold {
+  const fd = attempt(fsErrorOf, () => fs.openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+  try {
+    if (checksPaths() && pathOf(fd) !== asNamed(path)) pathsReadBack = false;
+  } catch (error) {
+    fs.closeSync(fd);
+    throw fsErrorOf(error);
+  }
+  return descriptorHandle(fd, fsErrorOf);
+}
 
 /** Opens `name` in the directory `fd` holds, no-follow: `openat`, which `node:fs` lacks, through `/proc`. */
 function openBelow(fd: number, name: string): number {
@@ -166,7 +227,13 @@ async function readDirPaced(
 
 /** The `FsPort` for Node.js; `unsupported` where `node:fs` lacks the no-follow open (Windows). */
 export const nodePort: FsPort = {
-  ...descriptorPort(fsErrorOf, (path) => infoOf(fs.lstatSync(path, { bigint: true })), () => nodePort),
+  ...descriptorPort(
+    fsErrorOf,
+    (path) => infoOf(fs.lstatSync(path, { bigint: true })),
+    () => nodePort,
+    assertReached,
+  ),
+  holdDirectory,
   inputTurn: "immediates",
   realPath: (path) => attempt(fsErrorOf, () => fs.realpathSync(path)),
   readDir: (path) => attempt(fsErrorOf, () => readDir(path)),

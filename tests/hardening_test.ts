@@ -1386,6 +1386,38 @@ test(
   },
 );
 
+test("a write whose temporary file is created through a root swapped for a link leaves nothing there", {
+  skip: !nodePort.pacedReadsProven && "the Node port checks the paths it opens on Linux under Node only",
+}, async () => {
+  // The root is a link to a directory outside only while the port creates the temporary file (a racer with
+  // write access to the directory holding the root); the call's checks before and after see the real one.
+  const temp = makeRoot({ "root/keep.txt": "", "outside/.keep": "" });
+  try {
+    const base = realpathSync(temp.path);
+    const [rootPath, outside] = [join(base, "root"), join(base, "outside")];
+    const port: FsPort = {
+      ...nodePort,
+      createExclusive(path, mode) {
+        renameSync(rootPath, join(base, "moved"));
+        symlinkSync(outside, rootPath);
+        try {
+          return nodePort.createExclusive(path, mode);
+        } finally {
+          unlinkSync(rootPath);
+          renameSync(join(base, "moved"), rootPath);
+        }
+      },
+    };
+    const root = openRoot({ root: rootPath, include: ["**"], fs: port });
+    const answer = await call(root, writeTextFile, { path: "new.txt", content: "WRITTEN" });
+    assert.match(String(answer), /^error: /);
+    assert.deepEqual(readdirSync(outside), [".keep"], "a file written or left outside the root");
+    assert.ok(!existsSync(join(rootPath, "new.txt")));
+  } finally {
+    temp.cleanup();
+  }
+});
+
 test("a resumed search pauses for input while it checks the files before its position: a cancellation stops it", async () => {
   const files: Record<string, string> = {};
   for (let i = 0; i < 1_200; i++) files[`f${String(i).padStart(4, "0")}.txt`] = "x\n";

@@ -97,14 +97,14 @@ export function descriptorHandle(fd: number, map: ErrorMap): FileHandle {
 /**
  * The port members both runtimes share, given the runtime's error map, its no-follow stat (which throws),
  * the port itself, through whose own `lstat` `openRead` checks (the contract tests wrap it), and, where the
- * runtime can tell, a check that a descriptor just opened by a path holds what that path names (throwing
- * `changed` if not).
+ * runtime can tell, where a descriptor just opened by a path is when that is not what the path names (a link
+ * on the way was followed), else `undefined`.
  */
 export function descriptorPort(
   map: ErrorMap,
   lstatOf: (path: string) => FileInfo,
   self: () => FsPort,
-  assertReached?: (fd: number, path: string) => void,
+  reachedElsewhere: (fd: number, path: string) => string | undefined = () => undefined,
 ): Pick<FsPort, "unsupported" | "lstat" | "holdDirectory" | "openRead" | "createExclusive"> {
   const open = (path: string, flags: number, mode?: number) =>
     attempt(map, () => fs.openSync(path, flags, mode));
@@ -131,7 +131,7 @@ export function descriptorPort(
       const fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
       const file = descriptorHandle(fd, map);
       try {
-        assertReached?.(fd, path); // no link on the way was followed to it
+        if (reachedElsewhere(fd, path) !== undefined) throw new FsError("changed"); // through a link on the way
         const info = file.stat();
         if (info.kind !== "file") throw new FsError("not_regular");
         if (info.ino !== seen.ino || info.dev !== seen.dev) throw new FsError("changed");
@@ -144,13 +144,20 @@ export function descriptorPort(
     createExclusive(path, mode) {
       // The mode is set through the descriptor, never by path, so a link swapped in cannot redirect it.
       const fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode ?? 0o666);
-      if (mode !== undefined) {
-        try {
-          fs.fchmodSync(fd, mode); // the umask narrowed the mode of the open
-        } catch (error) {
-          fs.closeSync(fd);
-          throw map(error);
+      try {
+        const elsewhere = reachedElsewhere(fd, path);
+        if (elsewhere !== undefined) {
+          // Created through a link on the way: taken back, empty, from where it is (only a process that may
+          // write to that directory could have put another file at its new random name since).
+          try {
+            if (!elsewhere.endsWith(" (deleted)")) fs.unlinkSync(elsewhere);
+          } catch { /* moved or removed since: not this call's to find */ }
+          throw new FsError("changed");
         }
+        if (mode !== undefined) fs.fchmodSync(fd, mode); // the umask narrowed the mode of the open
+      } catch (error) {
+        fs.closeSync(fd);
+        throw map(error);
       }
       return descriptorHandle(fd, map);
     },

@@ -112,7 +112,11 @@ export interface FsPort {
   lstat(path: string): FileInfo | null;
   /** Opens a directory and keeps it open (pins the root's inode number); `not_directory` if not one. */
   holdDirectory(path: string): DirectoryHold;
-  /** Lists a directory; a name not UTF-8 is left out, or, where undecidable, reported once as `unknown`. */
+  /**
+   * Lists a directory; a name not UTF-8 is left out, or, where undecidable, reported once as `unknown`. A port
+   * that can tell refuses a path that reaches it through a link on the way (`changed`), or ends in one
+   * (`not_directory`); see `openRead`.
+   */
   readDir(path: string): DirEntry[];
   /**
    * Lists a directory as `readDir` does, in batches of at most `DIR_BATCH` entries, awaiting `pause()` after
@@ -127,9 +131,16 @@ export interface FsPort {
    * read that no directory on the path was swapped meanwhile, as far as it can.
    */
   readonly pacedReadsProven?: boolean;
-  /** Opens a regular file, never via a final link nor blocking (`symlink`, `not_regular`, `changed`). */
+  /**
+   * Opens a regular file, never via a final link nor blocking (`symlink`, `not_regular`, `changed`). A path
+   * follows a link anywhere but at its end: a port that can tell (Node's, on Linux) refuses a file reached
+   * through one (`changed`), the walk's checks having been made before a directory on the way was swapped.
+   */
   openRead(path: string): FileHandle;
-  /** Creates a new file to write; `exists` if anything (even a link) is there; `mode` set via the fd. */
+  /**
+   * Creates a new file to write; `exists` if anything (even a link) is there; `mode` set via the fd. A port
+   * that can tell refuses one created through a link on the way (`changed`), before anything is written.
+   */
   createExclusive(path: string, mode?: number): FileHandle;
   /** Atomically renames `from` over `to` (never follows a link at `to`). */
   rename(from: string, to: string): void;

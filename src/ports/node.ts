@@ -98,14 +98,21 @@ const pathOf = (fd: number) => fs.readlinkSync(`${OWN_DESCRIPTORS}${fd}`);
 const asNamed = (path: string) => path.startsWith("//") ? path.slice(1) : path;
 
 /**
- * Throws `changed` unless descriptor `fd`, just opened by `path`, holds what `path` names: the kernel's own
- * path of the object (`/proc/self/fd/<fd>`) is `path` itself. Opening by path follows a link anywhere but at
- * the end; so a directory on the way swapped for a link (and perhaps back) between the walk's lstats and this
- * open, which no lstat could see, is refused here rather than read through. A rename anywhere on the path
- * meanwhile refuses too: the call fails or leaves the object out, as if it were gone.
+ * Where descriptor `fd`, just opened by `path`, is, when that is not what `path` names: the kernel's own path
+ * of the object (`/proc/self/fd/<fd>`), unless it is `path` itself. Opening by path follows a link anywhere
+ * but at the end; so a directory on the way swapped for a link (and perhaps back) between the walk's lstats
+ * and this open, which no lstat could see, shows here. A rename anywhere on the path meanwhile shows too: the
+ * caller then fails or leaves the object out, as if it were gone.
  */
+function reachedElsewhere(fd: number, path: string): string | undefined {
+  if (!checksPaths()) return undefined;
+  const reached = attempt(fsErrorOf, () => pathOf(fd));
+  return reached === asNamed(path) ? undefined : reached;
+}
+
+/** Throws `changed` if descriptor `fd`, just opened by `path`, is not what `path` names (`reachedElsewhere`). */
 function assertReached(fd: number, path: string): void {
-  if (checksPaths() && attempt(fsErrorOf, () => pathOf(fd)) !== asNamed(path)) throw new FsError("changed");
+  if (reachedElsewhere(fd, path) !== undefined) throw new FsError("changed");
 }
 
 /**
@@ -231,7 +238,7 @@ export const nodePort: FsPort = {
     fsErrorOf,
     (path) => infoOf(fs.lstatSync(path, { bigint: true })),
     () => nodePort,
-    assertReached,
+    reachedElsewhere,
   ),
   holdDirectory,
   inputTurn: "immediates",

@@ -13,7 +13,9 @@ import {
   linkSync,
   lstatSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
+  realpathSync,
   renameSync,
   rmSync,
   statSync,
@@ -528,6 +530,45 @@ export function portContract(name: string, port: FsPort): void {
       assert.equal(port.lstat(join(dir, "would-be-created")), null, "nothing created through the link");
     });
   });
+
+  test(
+    title("a read, an open or a create through a link on the way is refused by a port that proves its reads"),
+    () => {
+      inTemp((temp) => {
+        // The directory named by its real path: a port that proves its reads compares the path it reached with it.
+        const dir = realpathSync(temp);
+        mkdirSync(join(dir, "real", "sub"), { recursive: true });
+        writeFileSync(join(dir, "real", "sub", "g.txt"), "");
+        writeFileSync(join(dir, "real", "f.txt"), "x");
+        symlinkSync(join(dir, "real"), join(dir, "link"));
+        const outcome = (fn: () => unknown) => {
+          try {
+            return fn();
+          } catch (error) {
+            assert.ok(error instanceof FsError, `expected an FsError, got ${error}`);
+            return error.code;
+          }
+        };
+        const through = (at: string) => [
+          outcome(() => port.readDir(join(dir, at, "sub")).map((e) => e.name)),
+          outcome(() => port.openRead(join(dir, at, "f.txt")).close()),
+          outcome(() => port.createExclusive(join(dir, at, `new-${at}.txt`)).close()),
+        ];
+        if (port.pacedReadsProven) {
+          assert.deepEqual(through("link"), ["changed", "changed", "changed"]);
+          assert.deepEqual(
+            readdirSync(join(dir, "real")).sort(),
+            ["f.txt", "sub"],
+            "nothing left by the create",
+          );
+        } else {
+          // Read by path, whatever it leads to: the caller must prove the read (see `Root`).
+          assert.deepEqual(through("link"), [["g.txt"], undefined, undefined]);
+        }
+        assert.deepEqual(through("real"), [["g.txt"], undefined, undefined]);
+      });
+    },
+  );
 
   test(title("createExclusive writes a new file; with mode it gets exactly that mode despite umask"), () => {
     withUmask(0o077, (umask) => {

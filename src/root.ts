@@ -10,7 +10,15 @@ import { resolve } from "node:path";
 import { ConfigError, ROOT_MOVED_MESSAGE, ToolError } from "./errors.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
 import { createSelector, type Selector } from "./selector.ts";
-import type { DirectoryHold, DirEntry, EntryKind, FileHandle, FileInfo, FsPort } from "./ports/fs_port.ts";
+import type {
+  DirectoryHold,
+  DirEntry,
+  EntryKind,
+  FileHandle,
+  FileInfo,
+  FsPort,
+  RootAnchor,
+} from "./ports/fs_port.ts";
 import { DIR_BATCH, FsError } from "./ports/fs_port.ts";
 import { depthOf, joinRelative, nameableIn, parentOf, roomBelow } from "./paths.ts";
 import { Listing, ServedEntries, Tree } from "./listing.ts";
@@ -154,6 +162,7 @@ export class Root {
    */
   readonly servedPathBytes: number;
   readonly #pin: FileInfo;
+  readonly #anchor: RootAnchor; // what the port opens every directory and file below: the pinned root
   readonly #cache = new Map<string, CachedDir>();
   #cachedNames = 0;
   #fresh: Fresh | null = null; // while a `walkPaced` walk runs: the directories it validated
@@ -173,6 +182,7 @@ export class Root {
     this.fs = fs;
     this.path = path;
     this.#pin = pin;
+    this.#anchor = { root: path, rootInfo: pin };
     this.include = Object.freeze([...options.include]);
     this.exclude = Object.freeze([...(options.exclude ?? [])]);
     this.selector = selector;
@@ -192,12 +202,12 @@ export class Root {
 
   /** Opens a regular file for reading, never through a link at its last component. */
   openRead(rel: string): FileHandle {
-    return this.fs.openRead(this.#abs(rel));
+    return this.fs.openRead(this.#abs(rel), this.#anchor);
   }
 
   /** Creates a new file exclusively, `mode` set through the descriptor. */
   createExclusive(rel: string, mode?: number): FileHandle {
-    return this.fs.createExclusive(this.#abs(rel), mode);
+    return this.fs.createExclusive(this.#abs(rel), mode, this.#anchor);
   }
 
   /** Renames `from` over `to`, both relative. */
@@ -260,7 +270,7 @@ export class Root {
     const info = entry?.info ?? this.fs.lstat(this.#abs(dir)); // as the lookup just validated it, if it did
     if (info?.kind !== "directory") return null;
     if (info.size >= PACED_READ_BYTES) return undefined;
-    const listed = this.fs.readDir(this.#abs(dir)).find((e) => e.name === name);
+    const listed = this.fs.readDir(this.#abs(dir), { ...this.#anchor, info }).find((e) => e.name === name);
     if (listed === undefined) return null;
     return listed.kind === "unknown" ? this.fs.lstat(this.#abs(rel))?.kind ?? null : listed.kind;
   }
@@ -673,7 +683,7 @@ export class Root {
     for (let attempt = 1;; attempt++) {
       let listing: Listing;
       try {
-        listing = this.#read(dir);
+        listing = this.#read(dir, before.info);
       } catch (error) {
         if (leadsElsewhere(error)) return null; // as if found so after the read
         throw error;
@@ -702,7 +712,7 @@ export class Root {
     const proven = this.fs.pacedReadsProven === true;
     for (let attempt = 1;; attempt++) {
       const stamps = proven ? [] : await this.#provableStampsAbove(dir, pacer);
-      const proof = { root: this.path, rootInfo: this.#pin, info: before.info };
+      const proof = { ...this.#anchor, info: before.info };
       let entries: DirEntry[];
       try {
         entries = await this.fs.readDirPaced(this.#abs(dir), () => pacer.checkpoint(), proof);
@@ -762,10 +772,11 @@ export class Root {
     return sameIdentity(after, before.info) ? before : { info: after, now };
   }
 
-  #read(dir: string): Listing {
+  /** Reads the directory `dir`, lstatted as `info`: the port proves it reads that one, where it can. */
+  #read(dir: string, info: FileInfo): Listing {
     const key = this.#keyOf(dir);
     const keys: string[] = [];
-    for (const entry of this.fs.readDir(this.#abs(dir))) {
+    for (const entry of this.fs.readDir(this.#abs(dir), { ...this.#anchor, info })) {
       const k = key(entry);
       if (k !== undefined) keys.push(k);
     }

@@ -532,15 +532,16 @@ export function portContract(name: string, port: FsPort): void {
   });
 
   test(
-    title("a read, an open or a create through a link on the way is refused by a port that proves its reads"),
+    title("given its root, a port that proves its reads never reads, opens or creates through a link"),
     () => {
       inTemp((temp) => {
-        // The directory named by its real path: a port that proves its reads compares the path it reached with it.
-        const dir = realpathSync(temp);
+        const dir = realpathSync(temp); // the root's real path, as `openRoot` pins it
         mkdirSync(join(dir, "real", "sub"), { recursive: true });
         writeFileSync(join(dir, "real", "sub", "g.txt"), "");
         writeFileSync(join(dir, "real", "f.txt"), "x");
         symlinkSync(join(dir, "real"), join(dir, "link"));
+        const anchor = { root: dir, rootInfo: port.lstat(dir)! };
+        const info = port.lstat(join(dir, "real", "sub"))!; // as a walk lstats it: the same through the link
         const outcome = (fn: () => unknown) => {
           try {
             return fn();
@@ -550,17 +551,16 @@ export function portContract(name: string, port: FsPort): void {
           }
         };
         const through = (at: string) => [
-          outcome(() => port.readDir(join(dir, at, "sub")).map((e) => e.name)),
-          outcome(() => port.openRead(join(dir, at, "f.txt")).close()),
-          outcome(() => port.createExclusive(join(dir, at, `new-${at}.txt`)).close()),
+          outcome(() => port.readDir(join(dir, at, "sub"), { ...anchor, info }).map((e) => e.name)),
+          outcome(() => port.openRead(join(dir, at, "f.txt"), anchor).close()),
+          outcome(() => port.createExclusive(join(dir, at, `new-${at}.txt`), undefined, anchor).close()),
         ];
         if (port.pacedReadsProven) {
-          assert.deepEqual(through("link"), ["changed", "changed", "changed"]);
-          assert.deepEqual(
-            readdirSync(join(dir, "real")).sort(),
-            ["f.txt", "sub"],
-            "nothing left by the create",
-          );
+          assert.deepEqual(through("link"), ["not_directory", "not_directory", "not_directory"]);
+          assert.deepEqual(readdirSync(join(dir, "real")).sort(), ["f.txt", "sub"], "nothing created");
+          // Another root than the pinned one: refused too.
+          const other = { root: dir, rootInfo: info };
+          assert.equal(outcome(() => port.openRead(join(dir, "real", "f.txt"), other)), "changed");
         } else {
           // Read by path, whatever it leads to: the caller must prove the read (see `Root`).
           assert.deepEqual(through("link"), [["g.txt"], undefined, undefined]);

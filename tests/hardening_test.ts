@@ -1359,10 +1359,12 @@ test(
       const port: FsPort = {
         ...nodePort,
         lstat: (path) => path === file ? swapped("file", () => nodePort.lstat(path)) : nodePort.lstat(path),
-        readDir: (path) =>
-          path === dir ? swapped("dir", () => nodePort.readDir(path)) : nodePort.readDir(path),
-        openRead: (path) =>
-          path === file ? swapped("file", () => nodePort.openRead(path)) : nodePort.openRead(path),
+        readDir: (path, proof) =>
+          path === dir ? swapped("dir", () => nodePort.readDir(path, proof)) : nodePort.readDir(path, proof),
+        openRead: (path, anchor) =>
+          path === file
+            ? swapped("file", () => nodePort.openRead(path, anchor))
+            : nodePort.openRead(path, anchor),
       };
       const root = openRoot({ root: join(base, "root"), include: ["**"], fs: port });
       const answers = [
@@ -1397,11 +1399,11 @@ test("a write whose temporary file is created through a root swapped for a link 
     const [rootPath, outside] = [join(base, "root"), join(base, "outside")];
     const port: FsPort = {
       ...nodePort,
-      createExclusive(path, mode) {
+      createExclusive(path, mode, anchor) {
         renameSync(rootPath, join(base, "moved"));
         symlinkSync(outside, rootPath);
         try {
-          return nodePort.createExclusive(path, mode);
+          return nodePort.createExclusive(path, mode, anchor);
         } finally {
           unlinkSync(rootPath);
           renameSync(join(base, "moved"), rootPath);

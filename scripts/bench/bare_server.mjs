@@ -18,8 +18,8 @@
  * - `syscalls CALLS ROOT`: the same, each call first making under ROOT the
  *   filesystem operations the server made for it (CALLS lines also carry
  *   `ops`, recorded by `syscalls.ts` with paths relative to the root) with
- *   the port's own primitives (on Node, a directory read through a descriptor
- *   and each descriptor's path read back, as its port checks), and discarding
+ *   the port's own primitives (on Node, each directory and file reached
+ *   through descriptors from the root down, as its port does), and discarding
  *   what they return, except that a `search_text` call searches the bytes
  *   each read returns for its query with the port's byte search, yielding
  *   every 10 ms of that work as the server's scan must: the floor of a
@@ -51,7 +51,6 @@ import {
   openSync,
   readdirSync,
   readFileSync,
-  readlinkSync,
   readSync,
 } from "node:fs";
 import process from "node:process";
@@ -99,29 +98,55 @@ function extentPage(cursor) {
 const lstat = typeof Deno === "undefined"
   ? (path) => lstatSync(path, { bigint: true })
   : (path) => Deno.lstatSync(path);
-// On Node (Linux), the port reads a directory through a descriptor opened no-follow whose path it reads back
-// (`/proc/self/fd`), and reads back the path of each file it opens: the replay makes the same calls.
-const pathsReadBack = typeof Deno === "undefined" && (() => {
+// On Node (Linux), the port reaches every directory it reads and every file it opens through descriptors
+// from the root down (`/proc/self/fd/<fd>/<name>`, no-follow): the replay makes the same calls.
+const fromRoot = typeof Deno === "undefined" && (() => {
   try {
-    return readlinkSync("/proc/self/fd/0") !== undefined;
+    return readdirSync("/proc/self/fd/").length > 0;
   } catch {
     return false;
   }
 })();
-const readBack = pathsReadBack ? (fd) => readlinkSync(`/proc/self/fd/${fd}`) : () => {};
-const readDir = typeof Deno !== "undefined"
-  ? (path) => [...Deno.readDirSync(path)]
-  : !pathsReadBack
-  ? (path) => readdirSync(path, { withFileTypes: true })
-  : (path) => {
-    const fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+const DIRECTORY = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+/** Opens the directory `rel` (relative, `""` the root) as the port does from the root down; returns its fd. */
+function openFromRoot(rel) {
+  let fd = openSync(target, DIRECTORY);
+  fstatSync(fd, { bigint: true });
+  for (const name of rel === "" ? [] : rel.split("/")) {
     try {
-      readBack(fd);
+      const below = openSync(`/proc/self/fd/${fd}/${name}`, DIRECTORY);
+      closeSync(fd);
+      fd = below;
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+  }
+  return fd;
+}
+const readDir = typeof Deno !== "undefined"
+  ? (rel) => [...Deno.readDirSync(under(rel))]
+  : !fromRoot
+  ? (rel) => readdirSync(under(rel), { withFileTypes: true })
+  : (rel) => {
+    const fd = openFromRoot(rel);
+    try {
+      fstatSync(fd, { bigint: true });
       return readdirSync(`/proc/self/fd/${fd}`, { withFileTypes: true });
     } finally {
       closeSync(fd);
     }
   };
+const CONTENT = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+const openFile = !fromRoot ? (rel) => openSync(under(rel), CONTENT) : (rel) => {
+  const slash = rel.lastIndexOf("/");
+  const dir = openFromRoot(slash < 0 ? "" : rel.slice(0, slash));
+  try {
+    return openSync(`/proc/self/fd/${dir}/${rel.slice(slash + 1)}`, CONTENT);
+  } finally {
+    closeSync(dir);
+  }
+};
 let scratch = Buffer.allocUnsafe(0);
 
 // The port's byte search, for `search_text` calls: `Buffer#indexOf` on Node, and on Deno the server's own
@@ -156,13 +181,11 @@ const under = (rel) => rel === "" ? target : `${target}/${rel}`;
 /** The recorded operations (`syscalls.ts`), on the call's open descriptors `fds`. */
 const OPERATIONS = {
   lstat: (_fds, rel) => lstat(under(rel)),
-  readDir: (_fds, rel) => readDir(under(rel)),
+  readDir: (_fds, rel) => readDir(rel),
   open(fds, rel) {
     const h = fds.push(undefined) - 1; // numbered even if it fails, as the recording numbers it
-    const path = under(rel);
-    lstat(path);
-    fds[h] = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    readBack(fds[h]);
+    lstat(under(rel));
+    fds[h] = openFile(rel);
     fstatSync(fds[h], { bigint: true });
   },
   fstat: (fds, h) => fstatSync(fds[h], { bigint: true }),

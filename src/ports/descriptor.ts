@@ -7,7 +7,7 @@
  */
 import * as fs from "node:fs";
 import type { Buffer } from "node:buffer";
-import type { EntryKind, FileHandle, FileInfo, FsErrorCode, FsPort } from "./fs_port.ts";
+import type { EntryKind, FileHandle, FileInfo, FsErrorCode, FsPort, RootAnchor } from "./fs_port.ts";
 import { FsError } from "./fs_port.ts";
 import { missingOpenFlags } from "./capabilities.ts";
 
@@ -64,8 +64,7 @@ export function infoOf(s: fs.BigIntStats): FileInfo {
   };
 }
 
-/** The `FileHandle` over an open descriptor `fd`, its errors mapped by `map`. */
-export function descriptorHandle(fd: number, map: ErrorMap): FileHandle {
+function fdHandle(fd: number, map: ErrorMap): FileHandle {
   let open = true;
   return {
     stat: () => attempt(map, () => infoOf(fs.fstatSync(fd, { bigint: true }))),
@@ -94,20 +93,22 @@ export function descriptorHandle(fd: number, map: ErrorMap): FileHandle {
   };
 }
 
+/** Opens a file: `path` with `flags` and `mode`, kept below the root an `anchor` names if one is given. */
+export type OpenFile = (path: string, flags: number, mode: number | undefined, anchor?: RootAnchor) => number;
+
 /**
  * The port members both runtimes share, given the runtime's error map, its no-follow stat (which throws),
- * the port itself, through whose own `lstat` `openRead` checks (the contract tests wrap it), and, where the
- * runtime can tell, where a descriptor just opened by a path is when that is not what the path names (a link
- * on the way was followed), else `undefined`.
+ * the port itself, through whose own `lstat` `openRead` checks (the contract tests wrap it), and how it opens
+ * a file: by path, unless the runtime can do better given an anchor (Node's, from the root down).
  */
 export function descriptorPort(
   map: ErrorMap,
   lstatOf: (path: string) => FileInfo,
   self: () => FsPort,
-  reachedElsewhere: (fd: number, path: string) => string | undefined = () => undefined,
+  openFile: OpenFile = (path, flags, mode) => fs.openSync(path, flags, mode),
 ): Pick<FsPort, "unsupported" | "lstat" | "holdDirectory" | "openRead" | "createExclusive"> {
-  const open = (path: string, flags: number, mode?: number) =>
-    attempt(map, () => fs.openSync(path, flags, mode));
+  const open = (path: string, flags: number, mode?: number, anchor?: RootAnchor) =>
+    attempt(map, () => openFile(path, flags, mode, anchor));
   return {
     unsupported: missingOpenFlags(fs.constants),
     lstat(path) {
@@ -119,8 +120,8 @@ export function descriptorPort(
         throw failure;
       }
     },
-    holdDirectory: (path) => descriptorHandle(open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW), map),
-    openRead(path) {
+    holdDirectory: (path) => fdHandle(open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW), map),
+    openRead(path, anchor) {
       // Checked by lstat first (a FIFO or device is never opened), then opened no-follow and non-blocking;
       // the descriptor must be the very inode seen (`changed`: renamed over). That proof is what refuses a
       // swapped-in link on Deno under `--allow-read=<dir>`, which resolves the link itself before the open.
@@ -128,10 +129,8 @@ export function descriptorPort(
       if (seen === null) throw new FsError("not_found");
       if (seen.kind === "symlink") throw new FsError("symlink");
       if (seen.kind !== "file") throw new FsError("not_regular");
-      const fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-      const file = descriptorHandle(fd, map);
+      const file = fdHandle(open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, undefined, anchor), map);
       try {
-        if (reachedElsewhere(fd, path) !== undefined) throw new FsError("changed"); // through a link on the way
         const info = file.stat();
         if (info.kind !== "file") throw new FsError("not_regular");
         if (info.ino !== seen.ino || info.dev !== seen.dev) throw new FsError("changed");
@@ -141,25 +140,18 @@ export function descriptorPort(
         throw map(error);
       }
     },
-    createExclusive(path, mode) {
+    createExclusive(path, mode, anchor) {
       // The mode is set through the descriptor, never by path, so a link swapped in cannot redirect it.
-      const fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode ?? 0o666);
-      try {
-        const elsewhere = reachedElsewhere(fd, path);
-        if (elsewhere !== undefined) {
-          // Created through a link on the way: taken back, empty, from where it is (only a process that may
-          // write to that directory could have put another file at its new random name since).
-          try {
-            if (!elsewhere.endsWith(" (deleted)")) fs.unlinkSync(elsewhere);
-          } catch { /* moved or removed since: not this call's to find */ }
-          throw new FsError("changed");
+      const fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode ?? 0o666, anchor);
+      if (mode !== undefined) {
+        try {
+          fs.fchmodSync(fd, mode); // the umask narrowed the mode of the open
+        } catch (error) {
+          fs.closeSync(fd);
+          throw map(error);
         }
-        if (mode !== undefined) fs.fchmodSync(fd, mode); // the umask narrowed the mode of the open
-      } catch (error) {
-        fs.closeSync(fd);
-        throw map(error);
       }
-      return descriptorHandle(fd, map);
+      return fdHandle(fd, map);
     },
   };
 }

@@ -80,17 +80,21 @@ export class FsError extends Error {
   }
 }
 
-/**
- * What `readDirPaced` must read, for a port that proves it: the directory `info` (device and inode), reached
- * from `root` (itself the directory `rootInfo`, checked through its descriptor) through real directories
- * only, each opened no-follow below the one before, so no link or other directory swapped in on the way is
- * what gets listed.
- */
-export interface ReadProof {
-  /** The root's absolute path, a prefix of the path read. */
+/** The root a read or open must stay below: its absolute path and its identity, checked through a descriptor. */
+export interface RootAnchor {
+  /** The root's absolute path, a prefix of every path read below it. */
   readonly root: string;
   /** The root's identity: the pin. */
   readonly rootInfo: FileInfo;
+}
+
+/**
+ * What a directory read must read, for a port that proves it (`pacedReadsProven`): the directory `info`
+ * (device and inode), reached from `root` (itself the directory `rootInfo`, checked through its descriptor)
+ * through real directories only, each opened no-follow below the one before, so no link or other directory
+ * swapped in on the way is what gets listed.
+ */
+export interface ReadProof extends RootAnchor {
   /** The identity of the directory read, as the caller lstatted it. */
   readonly info: FileInfo;
 }
@@ -113,11 +117,11 @@ export interface FsPort {
   /** Opens a directory and keeps it open (pins the root's inode number); `not_directory` if not one. */
   holdDirectory(path: string): DirectoryHold;
   /**
-   * Lists a directory; a name not UTF-8 is left out, or, where undecidable, reported once as `unknown`. A port
-   * that can tell refuses a path that reaches it through a link on the way (`changed`), or ends in one
-   * (`not_directory`); see `openRead`.
+   * Lists a directory; a name not UTF-8 is left out, or, where undecidable, reported once as `unknown`. Given a
+   * `proof`, a port with `pacedReadsProven` reads the directory it names or refuses (`changed`, or
+   * `not_directory` for a link on the way); another reads whatever `path` leads to.
    */
-  readDir(path: string): DirEntry[];
+  readDir(path: string, proof?: ReadProof): DirEntry[];
   /**
    * Lists a directory as `readDir` does, in batches of at most `DIR_BATCH` entries, awaiting `pause()` after
    * each full one; what `pause` throws ends the read (its descriptor closed) and is thrown as it is. Other
@@ -127,21 +131,23 @@ export interface FsPort {
    */
   readDirPaced(path: string, pause: () => Promise<unknown>, proof?: ReadProof): Promise<DirEntry[]>;
   /**
-   * Whether `readDirPaced` proves what it reads (see `ReadProof`). If not, the caller must prove after the
-   * read that no directory on the path was swapped meanwhile, as far as it can.
+   * Whether the reads and opens given a proof or an anchor prove them (see `ReadProof`): no link swapped in
+   * anywhere on the way is followed. If not, the caller must prove after a read that no directory on the path
+   * was swapped meanwhile, as far as it can. A port may throw `busy` here when it cannot tell for want of
+   * descriptors.
    */
   readonly pacedReadsProven?: boolean;
   /**
-   * Opens a regular file, never via a final link nor blocking (`symlink`, `not_regular`, `changed`). A path
-   * follows a link anywhere but at its end: a port that can tell (Node's, on Linux) refuses a file reached
-   * through one (`changed`), the walk's checks having been made before a directory on the way was swapped.
+   * Opens a regular file, never via a final link nor blocking (`symlink`, `not_regular`, `changed`). Given an
+   * `anchor`, a port with `pacedReadsProven` opens it in its directory reached from the root down, so a link
+   * on the way is refused (`not_directory`) instead of followed.
    */
-  openRead(path: string): FileHandle;
+  openRead(path: string, anchor?: RootAnchor): FileHandle;
   /**
-   * Creates a new file to write; `exists` if anything (even a link) is there; `mode` set via the fd. A port
-   * that can tell refuses one created through a link on the way (`changed`), before anything is written.
+   * Creates a new file to write; `exists` if anything (even a link) is there; `mode` set via the fd. Given an
+   * `anchor`, as `openRead` opens.
    */
-  createExclusive(path: string, mode?: number): FileHandle;
+  createExclusive(path: string, mode?: number, anchor?: RootAnchor): FileHandle;
   /** Atomically renames `from` over `to` (never follows a link at `to`). */
   rename(from: string, to: string): void;
   /** Removes a file (not a directory). */

@@ -1,8 +1,8 @@
 /**
  * The Node.js port: `node:fs`, with `O_NOFOLLOW | O_NONBLOCK` on every open for content (`descriptor.ts`).
- * On Linux, each directory read and file open is proved to have reached the very path it named, no link
- * followed on the way (`assertReached`), and a big directory read with pauses is reached through descriptors
- * from the root down (`openDirectory`).
+ * On Linux, given the root it must stay in, every directory read and every file open or create goes through
+ * descriptors from the pinned root down, each directory opened no-follow in the one before (`openFromRoot`):
+ * no link swapped in on the way is ever followed.
  *
  * @module
  */
@@ -10,15 +10,15 @@ import * as fs from "node:fs";
 import { type Buffer, isUtf8 } from "node:buffer";
 import {
   DIR_BATCH,
-  type DirectoryHold,
   type DirEntry,
   type FileInfo,
   FsError,
   type FsPort,
   type ReadProof,
+  type RootAnchor,
 } from "./fs_port.ts";
 
-import { attempt, descriptorHandle, descriptorPort, fsErrorOf, infoOf, kindOf } from "./descriptor.ts";
+import { attempt, descriptorPort, fsErrorOf, infoOf, kindOf } from "./descriptor.ts";
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
 
@@ -56,20 +56,18 @@ const AS_BYTES = { bufferSize: DIR_BATCH, encoding: "buffer" as BufferEncoding }
 
 /**
  * Where Linux shows each open descriptor as a path: opening `/proc/self/fd/<fd>` opens the very object the
- * descriptor holds, wherever its path now leads.
+ * descriptor holds, wherever its path now leads, and `/proc/self/fd/<fd>/<name>` opens `name` in it.
  */
 const OWN_DESCRIPTORS = "/proc/self/fd/";
 
 /**
- * Whether a descriptor's path can be read back and its directory read through it here, probed on `/`;
- * `undefined` when the probe could not tell (out of descriptors), so it is probed again next time rather than
- * given up for good.
+ * Whether a directory can be read through its descriptor here, probed on `/proc/self/fd` itself (so only
+ * `/proc` must be readable); `undefined` when the probe could not tell (out of descriptors).
  */
 function probeOwnDescriptors(): boolean | undefined {
   try {
-    const fd = fs.openSync("/", O_RDONLY | O_DIRECTORY);
+    const fd = fs.openSync(OWN_DESCRIPTORS, O_RDONLY | O_DIRECTORY);
     try {
-      if (fs.readlinkSync(`${OWN_DESCRIPTORS}${fd}`) !== "/") return false;
       const dir = fs.opendirSync(`${OWN_DESCRIPTORS}${fd}`);
       try {
         dir.readSync(); // a runtime may open the path only now (Deno's `node:fs`)
@@ -86,71 +84,96 @@ function probeOwnDescriptors(): boolean | undefined {
 }
 
 let ownDescriptors: boolean | undefined;
-const readsThroughDescriptors = () => (ownDescriptors ??= probeOwnDescriptors()) === true;
-
-// Cleared for good if a directory held (a root) reads back another path than its own: then no path can be
-// compared so (a mount the process cannot name), and opens go unchecked, as where `/proc` is missing.
-let pathsReadBack = true;
-const checksPaths = () => pathsReadBack && readsThroughDescriptors();
-
-/** The path the kernel gives the object `fd` holds, as the port names it (a root of `/` joins as `//name`). */
-const pathOf = (fd: number) => fs.readlinkSync(`${OWN_DESCRIPTORS}${fd}`);
-const asNamed = (path: string) => path.startsWith("//") ? path.slice(1) : path;
 
 /**
- * Where descriptor `fd`, just opened by `path`, is, when that is not what `path` names: the kernel's own path
- * of the object (`/proc/self/fd/<fd>`), unless it is `path` itself. Opening by path follows a link anywhere
- * but at the end; so a directory on the way swapped for a link (and perhaps back) between the walk's lstats
- * and this open, which no lstat could see, shows here. A rename anywhere on the path meanwhile shows too: the
- * caller then fails or leaves the object out, as if it were gone.
+ * Whether reads go through descriptors here (told once, then kept). Out of descriptors before the probe could
+ * tell, the call fails (`busy`) rather than read by path, unproven.
  */
-function reachedElsewhere(fd: number, path: string): string | undefined {
-  if (!checksPaths()) return undefined;
-  const reached = attempt(fsErrorOf, () => pathOf(fd));
-  return reached === asNamed(path) ? undefined : reached;
+function readsThroughDescriptors(): boolean {
+  ownDescriptors ??= probeOwnDescriptors();
+  if (ownDescriptors === undefined) throw new FsError("busy");
+  return ownDescriptors;
 }
 
-/** Throws `changed` if descriptor `fd`, just opened by `path`, is not what `path` names (`reachedElsewhere`). */
-function assertReached(fd: number, path: string): void {
-  if (reachedElsewhere(fd, path) !== undefined) throw new FsError("changed");
+const DIRECTORY = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
+
+/** Opens `name` in the directory `fd` holds, no-follow: `openat`, which `node:fs` lacks, through `/proc`. */
+function openIn(fd: number, name: string, flags: number, mode?: number): number {
+  return attempt(fsErrorOf, () => fs.openSync(`${OWN_DESCRIPTORS}${fd}/${name}`, flags, mode));
 }
+
+const sameInode = (a: fs.BigIntStats, b: FileInfo) => a.ino === b.ino && a.dev === b.dev;
+const fstat = (fd: number) => attempt(fsErrorOf, () => fs.fstatSync(fd, { bigint: true }));
 
 /**
- * Lists the directory at `path`. Where paths are checked, through a descriptor opened no-follow and proved to
- * hold what `path` names (`assertReached`), so no directory it does not name is listed.
+ * Opens the directory at `path`, the anchor's root or below it, from the root down: the root is opened and
+ * checked by `fstat` to be the pinned one, then each directory below it is opened no-follow in the one before.
+ * A link or another root swapped in anywhere on the way is refused (`not_directory`, `changed`), never
+ * followed, wherever its target lies. The caller closes the descriptor.
  */
-function readDir(path: string): DirEntry[] {
-  if (!checksPaths()) return readDirAt(path);
-  const fd = fs.openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+function openFromRoot(path: string, anchor: RootAnchor): number {
+  const names = path === anchor.root ? [] : path.slice(anchor.root.length + 1).split("/");
+  if (names.length > 0 && !path.startsWith(`${anchor.root}/`)) {
+    throw new Error(`${path} is not below its root`);
+  }
+  let fd = attempt(fsErrorOf, () => fs.openSync(anchor.root, DIRECTORY));
   try {
-    assertReached(fd, path);
+    if (!sameInode(fstat(fd), anchor.rootInfo)) throw new FsError("changed");
+    for (const name of names) {
+      const below = openIn(fd, name, DIRECTORY);
+      fs.closeSync(fd);
+      fd = below;
+    }
+    const opened = fd;
+    fd = -1;
+    return opened;
+  } finally {
+    if (fd >= 0) fs.closeSync(fd);
+  }
+}
+
+/** `openFromRoot` for the directory a `proof` names: the one it reaches must be `proof.info` (`changed`). */
+function openProved(path: string, proof: ReadProof): number {
+  const fd = openFromRoot(path, proof);
+  try {
+    if (!sameInode(fstat(fd), proof.info)) throw new FsError("changed");
+    return fd;
+  } catch (error) {
+    fs.closeSync(fd);
+    throw error;
+  }
+}
+
+/**
+ * Lists the directory at `path`; given a `proof`, where descriptors can be read, the one it names, through
+ * its own descriptor reached from the root down (`openProved`), so no directory a link leads to is listed.
+ */
+function readDir(path: string, proof?: ReadProof): DirEntry[] {
+  if (proof === undefined || !readsThroughDescriptors()) return readDirAt(path);
+  const fd = openProved(path, proof);
+  try {
     return readDirAt(`${OWN_DESCRIPTORS}${fd}`);
   } finally {
     fs.closeSync(fd);
   }
 }
 
-/** Holds a directory (the root) open; one whose descriptor reads back another path turns `checksPaths` off. */
-function holdDirectory(path: string): DirectoryHold {
-  const fd = attempt(fsErrorOf, () => fs.openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
-  try {
-    if (checksPaths() && pathOf(fd) !== asNamed(path)) pathsReadBack = false;
-  } catch (error) {
-    fs.closeSync(fd);
-    throw fsErrorOf(error);
+/**
+ * Opens the file at `path` with `flags` (no-follow among them); given an `anchor`, where descriptors can be
+ * read, in its directory reached from the root down (`openFromRoot`), so never through a link on the way.
+ */
+function openFile(path: string, flags: number, mode: number | undefined, anchor?: RootAnchor): number {
+  if (anchor === undefined || !readsThroughDescriptors()) {
+    return attempt(fsErrorOf, () => fs.openSync(path, flags, mode));
   }
-  return descriptorHandle(fd, fsErrorOf);
+  const slash = path.lastIndexOf("/");
+  const dir = openFromRoot(slash === 0 ? "/" : path.slice(0, slash), anchor);
+  try {
+    return openIn(dir, path.slice(slash + 1), flags, mode);
+  } finally {
+    fs.closeSync(dir);
+  }
 }
-
-/** Opens `name` in the directory `fd` holds, no-follow: `openat`, which `node:fs` lacks, through `/proc`. */
-function openBelow(fd: number, name: string): number {
-  return attempt(
-    fsErrorOf,
-    () => fs.openSync(`${OWN_DESCRIPTORS}${fd}/${name}`, O_RDONLY | O_DIRECTORY | O_NOFOLLOW),
-  );
-}
-
-const sameInode = (a: fs.BigIntStats, b: FileInfo) => a.ino === b.ino && a.dev === b.dev;
 
 /** A directory opened for reading. */
 interface OpenDirectory {
@@ -161,53 +184,39 @@ interface OpenDirectory {
 }
 
 /**
- * Opens the directory at `path` for reading. Given a `proof`, where descriptors can be read, the root is
- * opened and checked by `fstat` to be the pinned one, then each directory below it is opened no-follow in
- * the one before, the last checked to be `proof.info`, and read through its descriptor: a link or another
- * directory swapped in anywhere on the way is refused (`not_directory`, `changed`), never listed. That
- * descriptor stays open until the first batch is read: Deno's `node:fs` opens a `Dir`'s path only then, and a
- * descriptor number closed before could name another file by then.
+ * Opens the directory at `path` for reading; given a `proof`, where descriptors can be read, the one it names,
+ * reached from the root down (`openProved`) and read through its own descriptor. That descriptor stays open
+ * until the first batch is read: Deno's `node:fs` opens a `Dir`'s path only then, and a descriptor number
+ * closed before could name another file by then.
  */
 function openDirectory(path: string, proof?: ReadProof): OpenDirectory {
   if (proof === undefined || !readsThroughDescriptors()) {
     const dir = attempt(fsErrorOf, () => fs.opendirSync(path, AS_BYTES));
     return { dir, opened() {}, close: () => dir.closeSync() };
   }
-  const names = path === proof.root ? [] : path.slice(proof.root.length + 1).split("/");
-  if (names.length > 0 && !path.startsWith(`${proof.root}/`)) {
-    throw new Error(`${path} is not below its root`);
-  }
-  let fd = attempt(fsErrorOf, () => fs.openSync(proof.root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+  let held = openProved(path, proof);
+  const release = () => {
+    if (held >= 0) fs.closeSync(held);
+    held = -1;
+  };
+  let dir: fs.Dir;
   try {
-    const stat = () => attempt(fsErrorOf, () => fs.fstatSync(fd, { bigint: true }));
-    if (!sameInode(stat(), proof.rootInfo)) throw new FsError("changed");
-    for (const name of names) {
-      const below = openBelow(fd, name);
-      fs.closeSync(fd);
-      fd = below;
-    }
-    if (!sameInode(stat(), proof.info)) throw new FsError("changed");
-    const dir = attempt(fsErrorOf, () => fs.opendirSync(`${OWN_DESCRIPTORS}${fd}`, AS_BYTES));
-    let held = fd;
-    fd = -1; // now closed by the read
-    const release = () => {
-      if (held >= 0) fs.closeSync(held);
-      held = -1;
-    };
-    return {
-      dir,
-      opened: release,
-      close() {
-        try {
-          dir.closeSync();
-        } finally {
-          release();
-        }
-      },
-    };
-  } finally {
-    if (fd >= 0) fs.closeSync(fd);
+    dir = attempt(fsErrorOf, () => fs.opendirSync(`${OWN_DESCRIPTORS}${held}`, AS_BYTES));
+  } catch (error) {
+    release();
+    throw error;
   }
+  return {
+    dir,
+    opened: release,
+    close() {
+      try {
+        dir.closeSync();
+      } finally {
+        release();
+      }
+    },
+  };
 }
 
 /** An open directory is read a batch at a time (no sort, unlike `readdirSync`: faster on a big one). */
@@ -238,12 +247,11 @@ export const nodePort: FsPort = {
     fsErrorOf,
     (path) => infoOf(fs.lstatSync(path, { bigint: true })),
     () => nodePort,
-    reachedElsewhere,
+    openFile,
   ),
-  holdDirectory,
   inputTurn: "immediates",
   realPath: (path) => attempt(fsErrorOf, () => fs.realpathSync(path)),
-  readDir: (path) => attempt(fsErrorOf, () => readDir(path)),
+  readDir: (path, proof) => attempt(fsErrorOf, () => readDir(path, proof)),
   readDirPaced,
   get pacedReadsProven() {
     return readsThroughDescriptors();

@@ -7,6 +7,7 @@
 export type { Root, RootOptions } from "./root.ts";
 export { createServer, type McpServer, type ServerIdentity } from "./server.ts";
 export {
+  BUSY_MESSAGE,
   ConfigError,
   INVALID_CURSOR_MESSAGE,
   ROOT_MOVED_MESSAGE,
@@ -29,5 +30,6 @@ export type {
   FsErrorCode,
   FsPort,
   ReadProof,
+  RootAnchor,
 } from "./ports/fs_port.ts";
 export { FsError } from "./ports/fs_port.ts";

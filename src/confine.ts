@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { ToolError } from "./errors.ts";
+import { BUSY_MESSAGE, ToolError } from "./errors.ts";
 import { depthOf, pathRefusal } from "./paths.ts";
 import { refuseArgument, shownPath } from "./quote.ts";
 import type { Root } from "./root.ts";
@@ -152,7 +152,7 @@ export function refusal(error: unknown, rel: string): unknown {
     case "denied":
       return new ToolError(`permission denied: ${name}`, because);
     case "busy":
-      return new ToolError("the server has too many files open; try again when fewer calls run", because);
+      return new ToolError(BUSY_MESSAGE, because);
     default:
       return new ToolError(`${name} could not be read`, because);
   }

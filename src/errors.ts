@@ -39,3 +39,6 @@ export const INVALID_CURSOR_MESSAGE = "cursor is not valid";
 /** The exact refusal of every call once the root path no longer names the directory pinned at start. */
 export const ROOT_MOVED_MESSAGE =
   "the root was moved or replaced since the server started; restart the server";
+
+/** The refusal of a call that ran out of file descriptors: a file or directory is never skipped for want of one. */
+export const BUSY_MESSAGE = "the server has too many files open; try again when fewer calls run";

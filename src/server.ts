@@ -17,7 +17,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { CursorCodec } from "./cursor.ts";
-import { ConfigError, ToolError } from "./errors.ts";
+import { BUSY_MESSAGE, ConfigError, ToolError } from "./errors.ts";
 import { escapeControl, quoteArgument } from "./quote.ts";
 import { checkRoot } from "./confine.ts";
 import { FsError } from "./ports/fs_port.ts";
@@ -183,6 +183,7 @@ function failureText(error: unknown): string {
   if (error instanceof ToolError) return escapeControl(error.message);
   // A filesystem condition is never an internal error; the tools name the path, this is the backstop.
   if (error instanceof FsError) {
+    if (error.code === "busy") return BUSY_MESSAGE; // wherever it was met: no path is needed to say it
     return `the call met a filesystem condition it could not complete (${error.code.replace("_", " ")})`;
   }
   return "internal error: the call could not be completed";

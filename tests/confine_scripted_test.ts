@@ -8,7 +8,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { FsError, ROOT_MOVED_MESSAGE } from "../mod.ts";
+import { BUSY_MESSAGE, FsError, ROOT_MOVED_MESSAGE } from "../mod.ts";
 import { openRoot } from "../src/root.ts";
 import { RUNTIME, structured, toolErrorText } from "./_harness.ts";
 import { InProcessServer } from "./_inprocess.ts";
@@ -156,6 +156,23 @@ for (const [tool, args] of CALLS.slice(0, 3)) {
       });
     });
   }
+}
+
+// Out of descriptors while a call validates the directories above its path (before any refusal names it):
+// the call says so, as it does wherever else it runs out, not that a filesystem condition stopped it.
+for (
+  const [tool, args] of [["read_text_file", { path: "d/c.txt" }], ["search_text", { query: "c", path: "d" }]]
+) {
+  test(`${RUNTIME}: ${tool} that runs out of descriptors above its path says the server has too many files open`, async () => {
+    const fake = new ScriptedPort({ "d/c.txt": "c\n" });
+    fake.before("lstat", "d", fail("busy"));
+    await serve(fake, async (server) => {
+      assert.equal(
+        toolErrorText(await server.call(tool as string, args as Record<string, unknown>)),
+        BUSY_MESSAGE,
+      );
+    });
+  });
 }
 
 test(`${RUNTIME}: a write whose target is removed while it is checked says so, not that the name is spelt otherwise`, async () => {

@@ -9,7 +9,7 @@ import * as z from "zod";
 import { randomBytes } from "node:crypto";
 import { utf8 } from "../bytes.ts";
 import { refusal } from "../confine.ts";
-import { ToolError } from "../errors.ts";
+import { BUSY_MESSAGE, ToolError } from "../errors.ts";
 import { Digest } from "../hashing.ts";
 import { Pacer } from "../pacing.ts";
 import { type FileHandle, FsError } from "../ports/fs_port.ts";
@@ -162,7 +162,7 @@ function notWritten(error: unknown, path: string): ToolError {
   const why = code === "denied"
     ? "permission denied in the root"
     : code === "busy"
-    ? "the server has too many files open; try again when fewer calls run"
+    ? BUSY_MESSAGE
     : code === "io"
     ? "the filesystem refused it (full, read-only or failing)"
     : code !== undefined

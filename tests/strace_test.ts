@@ -183,14 +183,15 @@ test(
       assert.equal(statSync(join(root.path, "a.txt")).mode & 0o777, 0o640);
 
       // After the exclusive create, the temporary file is reached through its descriptor only (its
-      // mode set by fchmod): a path-based call could follow a link swapped in for the name.
+      // mode set by fchmod): a path-based call could follow a link swapped in for the name. (The create
+      // may name it in the root's descriptor, `/proc/<pid>/fd/<fd>/<name>`, the rename by its path.)
       const lines = readFileSync(traceFile, "utf8").split("\n");
       let creates = 0;
       for (const [i, line] of lines.entries()) {
-        const temp = /"([^"]*\.ptc-fs-mcp-[0-9a-f]+\.tmp)", [^)]*O_CREAT\|O_EXCL/.exec(line)?.[1];
+        const temp = /"[^"]*\/(\.ptc-fs-mcp-[0-9a-f]+\.tmp)", [^)]*O_CREAT\|O_EXCL/.exec(line)?.[1];
         if (temp === undefined) continue;
         creates++;
-        const later = lines.slice(i + 1).filter((l) => l.includes(`"${temp}"`));
+        const later = lines.slice(i + 1).filter((l) => l.includes(`/${temp}"`));
         assert.ok(later.length > 0, "the temporary file is renamed");
         for (const l of later) assert.match(l, /^\d+ +rename(at2?)?\(/, l);
       }

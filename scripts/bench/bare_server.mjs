@@ -99,53 +99,48 @@ const lstat = typeof Deno === "undefined"
   ? (path) => lstatSync(path, { bigint: true })
   : (path) => Deno.lstatSync(path);
 // On Node (Linux), the port reaches every directory it reads and every file it opens through descriptors
-// from the root down (`/proc/self/fd/<fd>/<name>`, no-follow): the replay makes the same calls.
+// from the root's held one down (`/proc/<pid>/fd/<fd>/<name>`, no-follow): the replay makes the same calls.
+const OWN = `/proc/${process.pid}/fd/`;
 const fromRoot = typeof Deno === "undefined" && (() => {
   try {
-    return readdirSync("/proc/self/fd/").length > 0;
+    return readdirSync(OWN).length > 0;
   } catch {
     return false;
   }
 })();
 const DIRECTORY = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
-/** Opens the directory `rel` (relative, `""` the root) as the port does from the root down; returns its fd. */
-function openFromRoot(rel) {
-  let fd = openSync(target, DIRECTORY);
-  fstatSync(fd, { bigint: true });
-  for (const name of rel === "" ? [] : rel.split("/")) {
-    try {
-      const below = openSync(`/proc/self/fd/${fd}/${name}`, DIRECTORY);
-      closeSync(fd);
+let rootFd; // opened at the first call, as the server holds its root from the start
+/** Runs `use` on a descriptor of the directory `rel` (`""`: the root), reached as the port reaches it. */
+function inDirectory(rel, use) {
+  rootFd ??= openSync(target, DIRECTORY);
+  let fd = rootFd;
+  try {
+    for (const name of rel === "" ? [] : rel.split("/")) {
+      const below = openSync(`${OWN}${fd}/${name}`, DIRECTORY);
+      if (fd !== rootFd) closeSync(fd);
       fd = below;
-    } catch (error) {
-      closeSync(fd);
-      throw error;
     }
+    return use(fd);
+  } finally {
+    if (fd !== rootFd) closeSync(fd);
   }
-  return fd;
 }
 const readDir = typeof Deno !== "undefined"
   ? (rel) => [...Deno.readDirSync(under(rel))]
   : !fromRoot
   ? (rel) => readdirSync(under(rel), { withFileTypes: true })
-  : (rel) => {
-    const fd = openFromRoot(rel);
-    try {
+  : (rel) =>
+    inDirectory(rel, (fd) => {
       fstatSync(fd, { bigint: true });
-      return readdirSync(`/proc/self/fd/${fd}`, { withFileTypes: true });
-    } finally {
-      closeSync(fd);
-    }
-  };
+      return readdirSync(`${OWN}${fd}`, { withFileTypes: true });
+    });
 const CONTENT = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const openFile = !fromRoot ? (rel) => openSync(under(rel), CONTENT) : (rel) => {
   const slash = rel.lastIndexOf("/");
-  const dir = openFromRoot(slash < 0 ? "" : rel.slice(0, slash));
-  try {
-    return openSync(`/proc/self/fd/${dir}/${rel.slice(slash + 1)}`, CONTENT);
-  } finally {
-    closeSync(dir);
-  }
+  return inDirectory(
+    slash < 0 ? "" : rel.slice(0, slash),
+    (fd) => openSync(`${OWN}${fd}/${rel.slice(slash + 1)}`, CONTENT),
+  );
 };
 let scratch = Buffer.allocUnsafe(0);
 

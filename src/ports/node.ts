@@ -1,15 +1,17 @@
 /**
  * The Node.js port: `node:fs`, with `O_NOFOLLOW | O_NONBLOCK` on every open for content (`descriptor.ts`).
  * On Linux, given the root it must stay in, every directory read and every file open or create goes through
- * descriptors from the pinned root down, each directory opened no-follow in the one before (`openFromRoot`):
+ * descriptors from the pinned root down, each directory opened no-follow in the one before (`inDirectory`):
  * no link swapped in on the way is ever followed.
  *
  * @module
  */
 import * as fs from "node:fs";
+import process from "node:process";
 import { type Buffer, isUtf8 } from "node:buffer";
 import {
   DIR_BATCH,
+  type DirectoryHold,
   type DirEntry,
   type FileInfo,
   FsError,
@@ -55,14 +57,15 @@ function readBatch(dir: fs.Dir, entries: DirEntry[]): boolean {
 const AS_BYTES = { bufferSize: DIR_BATCH, encoding: "buffer" as BufferEncoding };
 
 /**
- * Where Linux shows each open descriptor as a path: opening `/proc/self/fd/<fd>` opens the very object the
- * descriptor holds, wherever its path now leads, and `/proc/self/fd/<fd>/<name>` opens `name` in it.
+ * Where Linux shows each open descriptor of this process as a path (`/proc/self/fd/`, without the link
+ * `self` to resolve at every open): opening `<fd>` there opens the very object the descriptor holds, wherever
+ * its path now leads, and `<fd>/<name>` opens `name` in it (an `openat`, which `node:fs` lacks).
  */
-const OWN_DESCRIPTORS = "/proc/self/fd/";
+const OWN_DESCRIPTORS = `/proc/${process.pid}/fd/`;
 
 /**
- * Whether a directory can be read through its descriptor here, probed on `/proc/self/fd` itself (so only
- * `/proc` must be readable); `undefined` when the probe could not tell (out of descriptors).
+ * Whether a directory can be read through its descriptor here, probed on the descriptors' own directory (so
+ * only `/proc` must be readable); `undefined` when the probe could not tell (out of descriptors).
  */
 function probeOwnDescriptors(): boolean | undefined {
   try {
@@ -96,147 +99,140 @@ function readsThroughDescriptors(): boolean {
 }
 
 const DIRECTORY = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
+const sameInode = (a: FileInfo, b: FileInfo) => a.ino === b.ino && a.dev === b.dev;
+const fstat = (fd: number) => attempt(fsErrorOf, () => infoOf(fs.fstatSync(fd, { bigint: true })));
 
-/** Opens `name` in the directory `fd` holds, no-follow: `openat`, which `node:fs` lacks, through `/proc`. */
+/** Opens `name` in the directory `fd` holds (no-follow if `flags` say so), through `/proc`. */
 function openIn(fd: number, name: string, flags: number, mode?: number): number {
   return attempt(fsErrorOf, () => fs.openSync(`${OWN_DESCRIPTORS}${fd}/${name}`, flags, mode));
 }
 
-const sameInode = (a: fs.BigIntStats, b: FileInfo) => a.ino === b.ino && a.dev === b.dev;
-const fstat = (fd: number) => attempt(fsErrorOf, () => fs.fstatSync(fd, { bigint: true }));
+/** The roots held open (`holdDirectory`), by path: a walk below one starts from its descriptor. */
+const heldRoots = new Map<string, { readonly fd: number; readonly info: FileInfo }>();
 
-/**
- * Opens the directory at `path`, the anchor's root or below it, from the root down: the root is opened and
- * checked by `fstat` to be the pinned one, then each directory below it is opened no-follow in the one before.
- * A link or another root swapped in anywhere on the way is refused (`not_directory`, `changed`), never
- * followed, wherever its target lies. The caller closes the descriptor.
- */
-function openFromRoot(path: string, anchor: RootAnchor): number {
-  const names = path === anchor.root ? [] : path.slice(anchor.root.length + 1).split("/");
-  if (names.length > 0 && !path.startsWith(`${anchor.root}/`)) {
-    throw new Error(`${path} is not below its root`);
-  }
-  let fd = attempt(fsErrorOf, () => fs.openSync(anchor.root, DIRECTORY));
+/** Opens a directory (a root) and keeps it open; a walk below it then starts from this descriptor. */
+function holdDirectory(path: string): DirectoryHold {
+  const fd = attempt(fsErrorOf, () => fs.openSync(path, DIRECTORY));
+  let held;
   try {
-    if (!sameInode(fstat(fd), anchor.rootInfo)) throw new FsError("changed");
-    for (const name of names) {
-      const below = openIn(fd, name, DIRECTORY);
-      fs.closeSync(fd);
-      fd = below;
-    }
-    const opened = fd;
-    fd = -1;
-    return opened;
-  } finally {
-    if (fd >= 0) fs.closeSync(fd);
-  }
-}
-
-/** `openFromRoot` for the directory a `proof` names: the one it reaches must be `proof.info` (`changed`). */
-function openProved(path: string, proof: ReadProof): number {
-  const fd = openFromRoot(path, proof);
-  try {
-    if (!sameInode(fstat(fd), proof.info)) throw new FsError("changed");
-    return fd;
+    held = { fd, info: fstat(fd) };
   } catch (error) {
     fs.closeSync(fd);
     throw error;
   }
+  heldRoots.set(path, held);
+  let open = true;
+  return {
+    stat: () => fstat(fd),
+    close() {
+      if (!open) return;
+      open = false;
+      if (heldRoots.get(path) === held) heldRoots.delete(path);
+      fs.closeSync(fd);
+    },
+  };
 }
 
 /**
- * Lists the directory at `path`; given a `proof`, where descriptors can be read, the one it names, through
- * its own descriptor reached from the root down (`openProved`), so no directory a link leads to is listed.
+ * Runs `use` on a descriptor of the directory at `path`, the anchor's root or below it, reached from the root
+ * down: the root's held descriptor (`holdDirectory`) if it is the pinned one, else the root opened and checked
+ * by `fstat` to be; then each directory below it opened no-follow in the one before. A link or another root
+ * swapped in anywhere on the way is refused (`not_directory`, `changed`), never followed, wherever its target
+ * lies. The descriptors it opened are closed when `use` returns.
+ */
+function inDirectory<T>(path: string, anchor: RootAnchor, use: (fd: number) => T): T {
+  const names = path === anchor.root ? [] : path.slice(anchor.root.length + 1).split("/");
+  if (names.length > 0 && !path.startsWith(`${anchor.root}/`)) {
+    throw new Error(`${path} is not below its root`);
+  }
+  const held = heldRoots.get(anchor.root);
+  let fd = -1;
+  let owned = false;
+  try {
+    if (held !== undefined && sameInode(held.info, anchor.rootInfo)) {
+      fd = held.fd;
+    } else {
+      fd = attempt(fsErrorOf, () => fs.openSync(anchor.root, DIRECTORY));
+      owned = true;
+      if (!sameInode(fstat(fd), anchor.rootInfo)) throw new FsError("changed");
+    }
+    for (const name of names) {
+      const below = openIn(fd, name, DIRECTORY);
+      if (owned) fs.closeSync(fd);
+      fd = below;
+      owned = true;
+    }
+    return use(fd);
+  } finally {
+    if (owned) fs.closeSync(fd);
+  }
+}
+
+/** Throws `changed` unless descriptor `fd` holds the directory `info` names. */
+function assertIs(fd: number, info: FileInfo): void {
+  if (!sameInode(fstat(fd), info)) throw new FsError("changed");
+}
+
+/**
+ * Lists the directory at `path`; given a `proof`, where descriptors can be read, the one it names, reached
+ * from the root down (`inDirectory`) and read through its own descriptor.
  */
 function readDir(path: string, proof?: ReadProof): DirEntry[] {
   if (proof === undefined || !readsThroughDescriptors()) return readDirAt(path);
-  const fd = openProved(path, proof);
-  try {
+  return inDirectory(path, proof, (fd) => {
+    assertIs(fd, proof.info);
     return readDirAt(`${OWN_DESCRIPTORS}${fd}`);
-  } finally {
-    fs.closeSync(fd);
-  }
+  });
 }
 
 /**
  * Opens the file at `path` with `flags` (no-follow among them); given an `anchor`, where descriptors can be
- * read, in its directory reached from the root down (`openFromRoot`), so never through a link on the way.
+ * read, in its directory reached from the root down (`inDirectory`), so never through a link on the way.
  */
 function openFile(path: string, flags: number, mode: number | undefined, anchor?: RootAnchor): number {
   if (anchor === undefined || !readsThroughDescriptors()) {
     return attempt(fsErrorOf, () => fs.openSync(path, flags, mode));
   }
   const slash = path.lastIndexOf("/");
-  const dir = openFromRoot(slash === 0 ? "/" : path.slice(0, slash), anchor);
-  try {
-    return openIn(dir, path.slice(slash + 1), flags, mode);
-  } finally {
-    fs.closeSync(dir);
-  }
-}
-
-/** A directory opened for reading. */
-interface OpenDirectory {
-  readonly dir: fs.Dir;
-  /** Closes what only the opening needed, once the first batch is read. */
-  opened(): void;
-  close(): void;
+  const dir = slash === 0 ? "/" : path.slice(0, slash);
+  return inDirectory(dir, anchor, (fd) => openIn(fd, path.slice(slash + 1), flags, mode));
 }
 
 /**
- * Opens the directory at `path` for reading; given a `proof`, where descriptors can be read, the one it names,
- * reached from the root down (`openProved`) and read through its own descriptor. That descriptor stays open
- * until the first batch is read: Deno's `node:fs` opens a `Dir`'s path only then, and a descriptor number
- * closed before could name another file by then.
+ * Lists a directory a batch at a time (no sort, unlike `readdirSync`: faster on a big one). Given a `proof`,
+ * where descriptors can be read, the one it names, reached from the root down (`inDirectory`) and read
+ * through its own descriptor, which is closed once the first batch is read: Deno's `node:fs` opens a `Dir`'s
+ * path only then (a descriptor number closed before could name another file by then), and across pauses a
+ * read holds only its `Dir`'s descriptor.
  */
-function openDirectory(path: string, proof?: ReadProof): OpenDirectory {
-  if (proof === undefined || !readsThroughDescriptors()) {
-    const dir = attempt(fsErrorOf, () => fs.opendirSync(path, AS_BYTES));
-    return { dir, opened() {}, close: () => dir.closeSync() };
-  }
-  let held = openProved(path, proof);
-  const release = () => {
-    if (held >= 0) fs.closeSync(held);
-    held = -1;
-  };
-  let dir: fs.Dir;
-  try {
-    dir = attempt(fsErrorOf, () => fs.opendirSync(`${OWN_DESCRIPTORS}${held}`, AS_BYTES));
-  } catch (error) {
-    release();
-    throw error;
-  }
-  return {
-    dir,
-    opened: release,
-    close() {
-      try {
-        dir.closeSync();
-      } finally {
-        release();
-      }
-    },
-  };
-}
-
-/** An open directory is read a batch at a time (no sort, unlike `readdirSync`: faster on a big one). */
 async function readDirPaced(
   path: string,
   pause: () => Promise<unknown>,
   proof?: ReadProof,
 ): Promise<DirEntry[]> {
-  const opening = openDirectory(path, proof);
   const entries: DirEntry[] = [];
-  const next = () => attempt(fsErrorOf, () => readBatch(opening.dir, entries));
+  const firstBatch = (at: string) => {
+    const dir = attempt(fsErrorOf, () => fs.opendirSync(at, AS_BYTES));
+    try {
+      return { dir, more: attempt(fsErrorOf, () => readBatch(dir, entries)) };
+    } catch (error) {
+      dir.closeSync();
+      throw error;
+    }
+  };
+  const { dir, more: first } = proof === undefined || !readsThroughDescriptors()
+    ? firstBatch(path)
+    : inDirectory(path, proof, (fd) => {
+      assertIs(fd, proof.info);
+      return firstBatch(`${OWN_DESCRIPTORS}${fd}`);
+    });
   try {
-    let more = next();
-    opening.opened(); // before the first pause: across pauses a read holds only its `Dir`'s descriptor
-    while (more) {
+    for (let more = first; more;) {
       await pause();
-      more = next();
+      more = attempt(fsErrorOf, () => readBatch(dir, entries));
     }
   } finally {
-    opening.close();
+    dir.closeSync();
   }
   return entries;
 }
@@ -249,6 +245,7 @@ export const nodePort: FsPort = {
     () => nodePort,
     openFile,
   ),
+  holdDirectory,
   inputTurn: "immediates",
   realPath: (path) => attempt(fsErrorOf, () => fs.realpathSync(path)),
   readDir: (path, proof) => attempt(fsErrorOf, () => readDir(path, proof)),

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
 import { portContract } from "./_port_contract.ts";
-import { readdirSync } from "node:fs";
+import { readdirSync, realpathSync, renameSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { makeRoot, RUNTIME } from "./_harness.ts";
 import { nodePort } from "../src/ports/node.ts";
@@ -59,6 +59,32 @@ test("node: a /proc probe that found too few descriptors free fails the read, an
     assert.deepEqual([after, proven], [["a.txt"], true]); // …and the probe is made again once descriptors are free
   } finally {
     root.cleanup();
+  }
+});
+
+test("node: reads below a held root start from its descriptor, never from its path opened again", {
+  skip: !nodePort.pacedReadsProven && "the Node port reads through descriptors on Linux under Node only",
+}, () => {
+  // The path's own directories could be swapped by someone who may write above the root, or lead through
+  // another mount namespace to the same inode with other mounts on it: only the held descriptor is the root.
+  const temp = makeRoot({ "root/a/b.txt": "b" });
+  try {
+    const base = realpathSync(temp.path);
+    const root = join(base, "root");
+    const hold = nodePort.holdDirectory(root);
+    try {
+      const anchor = { root, rootInfo: hold.stat() };
+      const info = nodePort.lstat(join(root, "a"))!;
+      renameSync(root, join(base, "moved"));
+      symlinkSync(join(base, "moved"), root); // the root's path now leads through a link to the same inode
+      assert.deepEqual(nodePort.readDir(join(root, "a"), { ...anchor, info }).map((e) => e.name), ["b.txt"]);
+      const file = nodePort.openRead(join(root, "a", "b.txt"), anchor);
+      file.close();
+    } finally {
+      hold.close();
+    }
+  } finally {
+    temp.cleanup();
   }
 });
 

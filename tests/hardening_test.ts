@@ -1328,7 +1328,7 @@ test("a big directory whose proven read was refused is not read in one go by the
 test(
   "a small directory or a file reached through a parent swapped for a link in the instant of its read is refused",
   {
-    skip: !nodePort.pacedReadsProven && "the Node port checks the paths it opens on Linux under Node only",
+    skip: !nodePort.pacedReadsProven && "the Node port proves its reads on Linux under Node only",
   },
   async () => {
     // `a` is a link to a directory outside only while the port reads `a/b` or opens `a/f.txt` by path, and

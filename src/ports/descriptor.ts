@@ -64,7 +64,8 @@ export function infoOf(s: fs.BigIntStats): FileInfo {
   };
 }
 
-function fdHandle(fd: number, map: ErrorMap): FileHandle {
+/** The `FileHandle` over an open descriptor `fd`, its errors mapped by `map`. */
+export function fdHandle(fd: number, map: ErrorMap): FileHandle {
   let open = true;
   return {
     stat: () => attempt(map, () => infoOf(fs.fstatSync(fd, { bigint: true }))),

@@ -20,7 +20,7 @@ import {
   type RootAnchor,
 } from "./fs_port.ts";
 
-import { attempt, descriptorPort, fsErrorOf, infoOf, kindOf } from "./descriptor.ts";
+import { attempt, descriptorPort, fdHandle, fsErrorOf, infoOf, kindOf } from "./descriptor.ts";
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
 
@@ -113,22 +113,20 @@ const heldRoots = new Map<string, { readonly fd: number; readonly info: FileInfo
 /** Opens a directory (a root) and keeps it open; a walk below it then starts from this descriptor. */
 function holdDirectory(path: string): DirectoryHold {
   const fd = attempt(fsErrorOf, () => fs.openSync(path, DIRECTORY));
+  const hold = fdHandle(fd, fsErrorOf);
   let held;
   try {
-    held = { fd, info: fstat(fd) };
+    held = { fd, info: hold.stat() };
   } catch (error) {
-    fs.closeSync(fd);
+    hold.close();
     throw error;
   }
   heldRoots.set(path, held);
-  let open = true;
   return {
-    stat: () => fstat(fd),
+    stat: hold.stat,
     close() {
-      if (!open) return;
-      open = false;
       if (heldRoots.get(path) === held) heldRoots.delete(path);
-      fs.closeSync(fd);
+      hold.close(); // safe twice
     },
   };
 }

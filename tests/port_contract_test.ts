@@ -1,5 +1,6 @@
 /** The `FsPort` contract (`_port_contract.ts`) on the Node port, under either runtime. */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
@@ -87,6 +88,55 @@ test("node: reads below a held root start from its descriptor, never from its pa
     temp.cleanup();
   }
 });
+
+test(
+  "node: where /proc/<pid> is another process (a /proc of another PID namespace), its descriptors are not used",
+  {
+    skip: (RUNTIME !== "node" || process.platform !== "linux") && "the probe runs under Node on Linux",
+  },
+  async () => {
+    // `unshare --pid` without a /proc of its own gives a process a pid that names another process in /proc.
+    // Simulated: the child believes its pid is that of a decoy whose every descriptor from 3 up is a directory
+    // outside the root. Going through the decoy's descriptors would create the write's file out there.
+    const temp = makeRoot({ "root/a.txt": "", "outside/.keep": "" });
+    const base = realpathSync(temp.path);
+    const [root, outside] = [join(base, "root"), join(base, "outside")];
+    const decoy = spawn(process.execPath, [
+      "-e",
+      `const fs = require("node:fs");
+     for (let i = 0; i < 400; i++) fs.openSync(${JSON.stringify(outside)}, "r");
+     console.log("ready");
+     process.stdin.resume();`,
+    ], { stdio: ["pipe", "pipe", "inherit"] });
+    try {
+      await once(decoy.stdout!, "data");
+      const port = new URL("../src/ports/node.js", import.meta.url).href;
+      const script = `
+      Object.defineProperty(process, "pid", { value: ${decoy.pid} });
+      const { nodePort } = await import(${JSON.stringify(port)});
+      const root = ${JSON.stringify(root)};
+      const rootInfo = nodePort.lstat(root);
+      const hold = nodePort.holdDirectory(root);
+      const outcome = (fn) => { try { return fn(); } catch (error) { return error.code ?? String(error); } };
+      const made = outcome(() => nodePort.createExclusive(root + "/made.txt", 0o600, { root, rootInfo }).close());
+      const listed = outcome(() => nodePort.readDir(root, { root, rootInfo, info: rootInfo }).map((e) => e.name));
+      hold.close();
+      console.log(JSON.stringify({ made: made ?? "made", listed, proven: nodePort.pacedReadsProven }));
+    `;
+      const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+      assert.equal(child.status, 0, child.stderr);
+      assert.deepEqual(readdirSync(outside), [".keep"]); // nothing made through the decoy's descriptors
+      assert.deepEqual(JSON.parse(child.stdout), {
+        made: "made",
+        listed: ["a.txt", "made.txt"],
+        proven: true,
+      });
+    } finally {
+      decoy.kill();
+      temp.cleanup();
+    }
+  },
+);
 
 test(
   "node: under Deno with --allow-all, where /proc can be read, the port's proven reads list the directory",

@@ -57,54 +57,74 @@ function readBatch(dir: fs.Dir, entries: DirEntry[]): boolean {
 const AS_BYTES = { bufferSize: DIR_BATCH, encoding: "buffer" as BufferEncoding };
 
 /**
- * Where Linux shows each open descriptor of this process as a path (`/proc/self/fd/`, without the link
- * `self` to resolve at every open): opening `<fd>` there opens the very object the descriptor holds, wherever
- * its path now leads, and `<fd>/<name>` opens `name` in it (an `openat`, which `node:fs` lacks).
+ * Where Linux shows each open descriptor of this process as a path: opening `<fd>` there opens the very object
+ * the descriptor holds, wherever its path now leads, and `<fd>/<name>` opens `name` in it (an `openat`, which
+ * `node:fs` lacks). `/proc/<pid>/fd/` spares resolving the link `self` at every open, but where `/proc` belongs
+ * to another PID namespace (`unshare --pid` without a `/proc` of its own) `<pid>` is another process, whose
+ * descriptors would lead anywhere: each is used only once the probe finds this process's own descriptor there.
  */
-const OWN_DESCRIPTORS = `/proc/${process.pid}/fd/`;
-
-/**
- * Whether a directory can be read through its descriptor here, probed on the descriptors' own directory (so
- * only `/proc` must be readable); `undefined` when the probe could not tell (out of descriptors).
- */
-function probeOwnDescriptors(): boolean | undefined {
-  try {
-    const fd = fs.openSync(OWN_DESCRIPTORS, O_RDONLY | O_DIRECTORY);
-    try {
-      const dir = fs.opendirSync(`${OWN_DESCRIPTORS}${fd}`);
-      try {
-        dir.readSync(); // a runtime may open the path only now (Deno's `node:fs`)
-      } finally {
-        dir.closeSync();
-      }
-      return true;
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch (error) {
-    return fsErrorOf(error).code === "busy" ? undefined : false;
-  }
-}
-
-let ownDescriptors: boolean | undefined;
-
-/**
- * Whether reads go through descriptors here (told once, then kept). Out of descriptors before the probe could
- * tell, the call fails (`busy`) rather than read by path, unproven.
- */
-function readsThroughDescriptors(): boolean {
-  ownDescriptors ??= probeOwnDescriptors();
-  if (ownDescriptors === undefined) throw new FsError("busy");
-  return ownDescriptors;
-}
+const DESCRIPTOR_DIRS = [`/proc/${process.pid}/fd/`, "/proc/self/fd/"] as const;
 
 const DIRECTORY = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
 const sameInode = (a: FileInfo, b: FileInfo) => a.ino === b.ino && a.dev === b.dev;
 const fstat = (fd: number) => attempt(fsErrorOf, () => infoOf(fs.fstatSync(fd, { bigint: true })));
 
-/** Opens `name` in the directory `fd` holds (no-follow if `flags` say so), through `/proc`. */
-function openIn(fd: number, name: string, flags: number, mode?: number): number {
-  return attempt(fsErrorOf, () => fs.openSync(`${OWN_DESCRIPTORS}${fd}/${name}`, flags, mode));
+/**
+ * Whether `at` shows this process's descriptors, and a directory can be read through one: a descriptor of
+ * this process's own descriptor directory (`/proc/self/fd`, which no other process holds), opened again
+ * through `at`, must be the same directory, and read. Needs two descriptors at once.
+ */
+function showsOwnDescriptors(at: string): boolean {
+  const fd = fs.openSync("/proc/self/fd", O_RDONLY | O_DIRECTORY);
+  try {
+    const again = fs.openSync(`${at}${fd}`, O_RDONLY | O_DIRECTORY);
+    try {
+      if (!sameInode(fstat(again), fstat(fd))) return false;
+    } finally {
+      fs.closeSync(again);
+    }
+    const dir = fs.opendirSync(`${at}${fd}`);
+    try {
+      dir.readSync(); // a runtime may open the path only now (Deno's `node:fs`)
+    } finally {
+      dir.closeSync();
+    }
+    return true;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * The first of `DESCRIPTOR_DIRS` that shows this process's own descriptors, `null` for none (only `/proc`
+ * must be readable), or `undefined` when the probe could not tell (out of descriptors).
+ */
+function probeDescriptorDirs(): string | null | undefined {
+  for (const at of DESCRIPTOR_DIRS) {
+    try {
+      if (showsOwnDescriptors(at)) return at;
+    } catch (error) {
+      if (fsErrorOf(error).code === "busy") return undefined;
+    }
+  }
+  return null;
+}
+
+let ownDescriptors: string | null | undefined;
+
+/**
+ * Where this process's descriptors show (told once, then kept), or `null` where reads go by path. Out of
+ * descriptors before the probe could tell, the call fails (`busy`) rather than read by path, unproven.
+ */
+function descriptorDir(): string | null {
+  if (ownDescriptors === undefined) ownDescriptors = probeDescriptorDirs();
+  if (ownDescriptors === undefined) throw new FsError("busy");
+  return ownDescriptors;
+}
+
+/** Opens `name` in the directory `fd` holds (no-follow if `flags` say so), through descriptors shown `at`. */
+function openIn(at: string, fd: number, name: string, flags: number, mode?: number): number {
+  return attempt(fsErrorOf, () => fs.openSync(`${at}${fd}/${name}`, flags, mode));
 }
 
 /** The roots held open (`holdDirectory`), by path: a walk below one starts from its descriptor. */
@@ -138,7 +158,7 @@ function holdDirectory(path: string): DirectoryHold {
  * swapped in anywhere on the way is refused (`not_directory`, `changed`), never followed, wherever its target
  * lies. The descriptors it opened are closed when `use` returns.
  */
-function inDirectory<T>(path: string, anchor: RootAnchor, use: (fd: number) => T): T {
+function inDirectory<T>(at: string, path: string, anchor: RootAnchor, use: (fd: number) => T): T {
   const names = path === anchor.root ? [] : path.slice(anchor.root.length + 1).split("/");
   if (names.length > 0 && !path.startsWith(`${anchor.root}/`)) {
     throw new Error(`${path} is not below its root`);
@@ -155,7 +175,7 @@ function inDirectory<T>(path: string, anchor: RootAnchor, use: (fd: number) => T
       if (!sameInode(fstat(fd), anchor.rootInfo)) throw new FsError("changed");
     }
     for (const name of names) {
-      const below = openIn(fd, name, DIRECTORY);
+      const below = openIn(at, fd, name, DIRECTORY);
       if (owned) fs.closeSync(fd);
       fd = below;
       owned = true;
@@ -176,10 +196,11 @@ function assertIs(fd: number, info: FileInfo): void {
  * from the root down (`inDirectory`) and read through its own descriptor.
  */
 function readDir(path: string, proof?: ReadProof): DirEntry[] {
-  if (proof === undefined || !readsThroughDescriptors()) return readDirAt(path);
-  return inDirectory(path, proof, (fd) => {
+  const at = proof === undefined ? null : descriptorDir();
+  if (proof === undefined || at === null) return readDirAt(path);
+  return inDirectory(at, path, proof, (fd) => {
     assertIs(fd, proof.info);
-    return readDirAt(`${OWN_DESCRIPTORS}${fd}`);
+    return readDirAt(`${at}${fd}`);
   });
 }
 
@@ -188,12 +209,11 @@ function readDir(path: string, proof?: ReadProof): DirEntry[] {
  * read, in its directory reached from the root down (`inDirectory`), so never through a link on the way.
  */
 function openFile(path: string, flags: number, mode: number | undefined, anchor?: RootAnchor): number {
-  if (anchor === undefined || !readsThroughDescriptors()) {
-    return attempt(fsErrorOf, () => fs.openSync(path, flags, mode));
-  }
+  const at = anchor === undefined ? null : descriptorDir();
+  if (anchor === undefined || at === null) return attempt(fsErrorOf, () => fs.openSync(path, flags, mode));
   const slash = path.lastIndexOf("/");
   const dir = slash === 0 ? "/" : path.slice(0, slash);
-  return inDirectory(dir, anchor, (fd) => openIn(fd, path.slice(slash + 1), flags, mode));
+  return inDirectory(at, dir, anchor, (fd) => openIn(at, fd, path.slice(slash + 1), flags, mode));
 }
 
 /**
@@ -209,8 +229,8 @@ async function readDirPaced(
   proof?: ReadProof,
 ): Promise<DirEntry[]> {
   const entries: DirEntry[] = [];
-  const firstBatch = (at: string) => {
-    const dir = attempt(fsErrorOf, () => fs.opendirSync(at, AS_BYTES));
+  const firstBatch = (from: string) => {
+    const dir = attempt(fsErrorOf, () => fs.opendirSync(from, AS_BYTES));
     try {
       return { dir, more: attempt(fsErrorOf, () => readBatch(dir, entries)) };
     } catch (error) {
@@ -218,11 +238,12 @@ async function readDirPaced(
       throw error;
     }
   };
-  const { dir, more: first } = proof === undefined || !readsThroughDescriptors()
+  const at = proof === undefined ? null : descriptorDir();
+  const { dir, more: first } = proof === undefined || at === null
     ? firstBatch(path)
-    : inDirectory(path, proof, (fd) => {
+    : inDirectory(at, path, proof, (fd) => {
       assertIs(fd, proof.info);
-      return firstBatch(`${OWN_DESCRIPTORS}${fd}`);
+      return firstBatch(`${at}${fd}`);
     });
   try {
     for (let more = first; more;) {
@@ -249,7 +270,7 @@ export const nodePort: FsPort = {
   readDir: (path, proof) => attempt(fsErrorOf, () => readDir(path, proof)),
   readDirPaced,
   get pacedReadsProven() {
-    return readsThroughDescriptors();
+    return descriptorDir() !== null;
   },
   rename: (from, to) => attempt(fsErrorOf, () => fs.renameSync(from, to)),
   remove: (path) => attempt(fsErrorOf, () => fs.unlinkSync(path)),

@@ -1,6 +1,7 @@
 /** The `FsPort` contract (`_port_contract.ts`) on the Node port, under either runtime. */
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
+import { createInterface } from "node:readline";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
@@ -96,24 +97,39 @@ test(
   },
   async () => {
     // `unshare --pid` without a /proc of its own gives a process a pid that names another process in /proc.
-    // Simulated: the child believes its pid is that of a decoy whose every descriptor from 3 up is a directory
-    // outside the root. Going through the decoy's descriptors would create the write's file out there.
+    // Simulated: the child believes its pid is a decoy's. Every descriptor of the decoy is a directory outside
+    // the root but one: at the number the child's probe will take, the decoy holds the child's own descriptor
+    // directory open, which a probe of /proc/<pid>/fd/<that number> would take for its own.
     const temp = makeRoot({ "root/a.txt": "", "outside/.keep": "" });
     const base = realpathSync(temp.path);
     const [root, outside] = [join(base, "root"), join(base, "outside")];
     const decoy = spawn(process.execPath, [
       "-e",
-      `const fs = require("node:fs");
-     for (let i = 0; i < 400; i++) fs.openSync(${JSON.stringify(outside)}, "r");
-     console.log("ready");
-     process.stdin.resume();`,
+      `
+    const fs = require("node:fs");
+    for (let i = 0; i < 400; i++) fs.openSync(${JSON.stringify(outside)}, "r");
+    require("node:readline").createInterface({ input: process.stdin }).on("line", (line) => {
+      const { pid, fd } = JSON.parse(line);
+      fs.closeSync(fd);
+      console.log(fs.openSync("/proc/" + pid + "/fd", "r")); // the lowest number free: fd again
+    });
+    console.log("ready");`,
     ], { stdio: ["pipe", "pipe", "inherit"] });
+    const decoyLines = createInterface({ input: decoy.stdout! });
     try {
-      await once(decoy.stdout!, "data");
+      await once(decoyLines, "line");
       const port = new URL("../src/ports/node.js", import.meta.url).href;
       const script = `
+      import fs from "node:fs";
+      const pid = process.pid;
       Object.defineProperty(process, "pid", { value: ${decoy.pid} });
       const { nodePort } = await import(${JSON.stringify(port)});
+      const set = new Promise((resolve) => process.stdin.once("data", resolve)); // the decoy is set
+      const free = [fs.openSync("/dev/null"), fs.openSync("/dev/null")]; // the hold's number, the probe's
+      for (const fd of free) fs.closeSync(fd);
+      console.log(JSON.stringify({ pid, fd: free[1] }));
+      await set;
+      process.stdin.destroy();
       const root = ${JSON.stringify(root)};
       const rootInfo = nodePort.lstat(root);
       const hold = nodePort.holdDirectory(root);
@@ -123,14 +139,21 @@ test(
       hold.close();
       console.log(JSON.stringify({ made: made ?? "made", listed, proven: nodePort.pacedReadsProven }));
     `;
-      const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
-      assert.equal(child.status, 0, child.stderr);
-      assert.deepEqual(readdirSync(outside), [".keep"]); // nothing made through the decoy's descriptors
-      assert.deepEqual(JSON.parse(child.stdout), {
-        made: "made",
-        listed: ["a.txt", "made.txt"],
-        proven: true,
+      const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+        stdio: ["pipe", "pipe", "inherit"],
       });
+      const childLines = createInterface({ input: child.stdout! });
+      const [probe] = await once(childLines, "line");
+      decoy.stdin!.write(`${probe}\n`);
+      const [held] = await once(decoyLines, "line");
+      assert.equal(Number(held), JSON.parse(probe).fd);
+      const answer = once(childLines, "line");
+      child.stdin!.write("\n");
+      const [code] = await once(child, "exit");
+      assert.equal(code, 0);
+      assert.deepEqual(readdirSync(outside), [".keep"]); // nothing made through the decoy's descriptors
+      const [outcome] = await answer;
+      assert.deepEqual(JSON.parse(outcome), { made: "made", listed: ["a.txt", "made.txt"], proven: true });
     } finally {
       decoy.kill();
       temp.cleanup();

@@ -7,7 +7,6 @@
  * @module
  */
 import * as fs from "node:fs";
-import process from "node:process";
 import { type Buffer, isUtf8 } from "node:buffer";
 import {
   DIR_BATCH,
@@ -56,26 +55,16 @@ function readBatch(dir: fs.Dir, entries: DirEntry[]): boolean {
 // Node honours `encoding: "buffer"` here (names as `Buffer`s), though @types/node 20 types `Dir` for strings.
 const AS_BYTES = { bufferSize: DIR_BATCH, encoding: "buffer" as BufferEncoding };
 
-/**
- * Where Linux shows each open descriptor of this process as a path: opening `<fd>` there opens the very object
- * the descriptor holds, wherever its path now leads, and `<fd>/<name>` opens `name` in it (an `openat`, which
- * `node:fs` lacks). `/proc/<pid>/fd/` spares resolving the link `self` at every open, but where `/proc` belongs
- * to another PID namespace (`unshare --pid` without a `/proc` of its own) `<pid>` is another process, whose
- * descriptors would lead anywhere: each is used only once the probe finds this process's own descriptor there.
- */
-const DESCRIPTOR_DIRS = [`/proc/${process.pid}/fd/`, "/proc/self/fd/"] as const;
-
 const DIRECTORY = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
 const sameInode = (a: FileInfo, b: FileInfo) => a.ino === b.ino && a.dev === b.dev;
 const fstat = (fd: number) => attempt(fsErrorOf, () => infoOf(fs.fstatSync(fd, { bigint: true })));
 
 /**
- * Whether `at` shows this process's descriptors, and a directory can be read through one: a descriptor of
- * this process's own descriptor directory (`/proc/self/fd`, which no other process holds), opened again
- * through `at`, must be the same directory, and read. Needs two descriptors at once.
+ * Whether a directory can be read through a descriptor shown in `at`: the descriptor of `at` itself, opened
+ * again through `at`, must be the same directory, and be read. Needs two descriptors at once.
  */
-function showsOwnDescriptors(at: string): boolean {
-  const fd = fs.openSync("/proc/self/fd", O_RDONLY | O_DIRECTORY);
+function readsThrough(at: string): boolean {
+  const fd = fs.openSync(at, O_RDONLY | O_DIRECTORY);
   try {
     const again = fs.openSync(`${at}${fd}`, O_RDONLY | O_DIRECTORY);
     try {
@@ -96,18 +85,24 @@ function showsOwnDescriptors(at: string): boolean {
 }
 
 /**
- * The first of `DESCRIPTOR_DIRS` that shows this process's own descriptors, `null` for none (only `/proc`
- * must be readable), or `undefined` when the probe could not tell (out of descriptors).
+ * Where Linux shows each open descriptor of this process as a path, `/proc/<pid>/fd/`: opening `<fd>` there
+ * opens the very object the descriptor holds, wherever its path now leads, and `<fd>/<name>` opens `name` in
+ * it (an `openat`, which `node:fs` lacks). `<pid>` is read from the link `/proc/self`, which the kernel
+ * resolves for the caller, and not taken from `process.pid`: where `/proc` belongs to another PID namespace
+ * (`unshare --pid` without a `/proc` of its own) the two differ, and `/proc/<process.pid>` is another process,
+ * whose descriptors lead anywhere. (Read once: an open through `self` would resolve the link every time.)
+ * `null` where this cannot be read (no `/proc`, or `self` leads nowhere: a `/proc` of a namespace this
+ * process is not in); `undefined` when the probe could not tell (out of descriptors).
  */
-function probeDescriptorDirs(): string | null | undefined {
-  for (const at of DESCRIPTOR_DIRS) {
-    try {
-      if (showsOwnDescriptors(at)) return at;
-    } catch (error) {
-      if (fsErrorOf(error).code === "busy") return undefined;
-    }
+function probeDescriptorDir(): string | null | undefined {
+  try {
+    const pid = fs.readlinkSync("/proc/self");
+    if (!/^[1-9][0-9]*$/.test(pid)) return null;
+    const at = `/proc/${pid}/fd/`;
+    return readsThrough(at) ? at : null;
+  } catch (error) {
+    return fsErrorOf(error).code === "busy" ? undefined : null;
   }
-  return null;
 }
 
 let ownDescriptors: string | null | undefined;
@@ -117,7 +112,7 @@ let ownDescriptors: string | null | undefined;
  * descriptors before the probe could tell, the call fails (`busy`) rather than read by path, unproven.
  */
 function descriptorDir(): string | null {
-  if (ownDescriptors === undefined) ownDescriptors = probeDescriptorDirs();
+  if (ownDescriptors === undefined) ownDescriptors = probeDescriptorDir();
   if (ownDescriptors === undefined) throw new FsError("busy");
   return ownDescriptors;
 }

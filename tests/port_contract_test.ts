@@ -14,7 +14,7 @@ import { DIR_BATCH } from "../src/ports/fs_port.ts";
 
 portContract("node", nodePort);
 
-test("node: on Linux under Node, readDirPaced proves what it reads (through /proc/self/fd)", {
+test("node: on Linux under Node, readDirPaced proves what it reads (through /proc/<pid>/fd)", {
   skip: RUNTIME !== "node" && "Deno opens /proc/self/fd only under --allow-all",
 }, () => {
   assert.equal(nodePort.pacedReadsProven === true, process.platform === "linux");

@@ -107,7 +107,8 @@ export const readTextFile: Tool<typeof inputSchema, ReturnType<typeof pageSchema
         if (!isUtf8(bytes)) throw new ToolError(CHANGED_WHILE_READ);
       }
       const cursorAt = (at: number) => ctx.cursors.issue(NAME, args, state, cursorPosition(at, size));
-      const ends = fitItems(ctx, bytes, offset, size, maxItems, cursorAt(0)); // every cursor is as long
+      // Every cursor of the file is as long, and one is signed only for a page that ends before the file.
+      const ends = fitItems(ctx, bytes, offset, size, maxItems, () => cursorAt(0));
       const items: Item[] = [];
       for (let i = 0, start = 0; i < ends.length; start = ends[i++]) {
         items.push({ byte_offset: offset + start, text: decodeValid(bytes.subarray(start, ends[i])) });
@@ -188,7 +189,7 @@ async function isUtf8File(
 /**
  * The item ends (offsets into `bytes`, the valid UTF-8 read at `offset`) of the longest page that fits: whole
  * chunks, then one shortened for the room left, at most `maxItems`; a page that ends before the file carries
- * a cursor as long as `anyCursor`. Throws when not one character fits.
+ * a cursor as long as the one `anyCursor` makes. Throws when not one character fits.
  */
 function fitItems(
   ctx: ToolContext,
@@ -196,7 +197,7 @@ function fitItems(
   offset: number,
   size: number,
   maxItems: number,
-  anyCursor: string,
+  anyCursor: () => string,
 ): number[] {
   // Each byte has a fixed cost, an item a fixed overhead, the shell a fixed size: one pass fits exactly.
   const fit = (cursor: string | null): number[] => {
@@ -224,7 +225,7 @@ function fitItems(
     const ends = fit(null);
     if (bytes.length === 0 || ends.at(-1) === bytes.length) return ends;
   }
-  const ends = fit(anyCursor); // shorter than the rest, so with a cursor (a longer shell never fits more)
+  const ends = fit(anyCursor()); // shorter than the rest, so with a cursor (a longer shell never fits more)
   if (ends.length === 0) {
     throw new ToolError(
       "the result ceiling (maxResultBytes, --max-result-bytes) is too small for one character",

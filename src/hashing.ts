@@ -26,3 +26,15 @@ export class Digest {
     return "sha256:" + this.hex();
   }
 }
+
+/** What a `content_hash` line writes for a path's backslash, tab and newline. */
+const FIELD_ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n" };
+
+/**
+ * A path as a field of a `content_hash` line: backslash, tab and newline written as `\\`, `\t` and `\n`.
+ * Names may hold tabs and newlines, so without this one file `a<newline>file<tab>b` would frame to the same
+ * bytes as the two files `a` and `b`. Other paths are their own field.
+ */
+export function hashField(path: string): string {
+  return /[\\\t\n]/.test(path) ? path.replace(/[\\\t\n]/g, (c) => FIELD_ESCAPES[c]) : path;
+}

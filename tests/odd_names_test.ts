@@ -24,6 +24,7 @@ import {
 } from "./_harness.ts";
 import { SYSTEM_PATH_BYTES } from "../mod.ts";
 import { withInProcess } from "./_inprocess.ts";
+import { contentHash } from "./_sha256.ts";
 
 test(`${RUNTIME}: a name that is not UTF-8 is never served; a name with U+FFFD is served as itself`, async () => {
   await withServer({ "plain.txt": "MARK plain\n" }, ["--include", "**"], async (server, root) => {
@@ -144,4 +145,38 @@ test(`${RUNTIME}: a path over maxPathBytes is not served`, async () => {
     );
     assert.deepEqual(found, [long]);
   });
+});
+
+test(`${RUNTIME}: content_hash escapes a path's tab and newline, so one odd name never hashes like two files`, async () => {
+  type Item = { kind?: string; path: string; line?: number; text?: string };
+  // The README's framing, one line per item; `escape` false gives what an unescaped framing would hash.
+  const framed = (tool: string, items: Item[], escape: boolean) => {
+    const field = (p: string) =>
+      escape ? p.replaceAll("\\", "\\\\").replaceAll("\t", "\\t").replaceAll("\n", "\\n") : p;
+    return contentHash(
+      items.map((i) =>
+        tool === "list_directory"
+          ? `${i.kind}\t${field(i.path)}\n`
+          : tool === "search_files"
+          ? `${field(i.path)}\n`
+          : `${field(i.path)}\t${i.line}\t${i.text}\n`
+      ).join(""),
+    );
+  };
+  // Two roots whose pages an unescaped framing cannot tell apart: the server's hashes must differ.
+  const pair = async (tool: string, args: Record<string, unknown>, ...roots: Record<string, string>[]) => {
+    const pages: { items: Item[]; content_hash: string }[] = [];
+    for (const files of roots) {
+      await withServer(files, ["--include", "**"], async (server) => {
+        const page = structured(await server.call(tool, args));
+        assert.equal(page.content_hash, framed(tool, page.items, true), tool);
+        pages.push(page);
+      });
+    }
+    assert.equal(framed(tool, pages[0].items, false), framed(tool, pages[1].items, false), tool);
+    assert.notEqual(pages[0].content_hash, pages[1].content_hash, tool);
+  };
+  await pair("list_directory", {}, { "a\nfile\tb": "" }, { a: "", b: "" });
+  await pair("search_files", { query: "x" }, { "xa\nxb": "" }, { xa: "", xb: "" });
+  await pair("search_text", { query: "MARK" }, { "a\t1\tMARK\nb": "MARK\n" }, { a: "MARK\n", b: "MARK\n" });
 });

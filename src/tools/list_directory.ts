@@ -2,7 +2,8 @@
  * `list_directory`: the served files and directories directly inside a
  * directory, by name, bytewise; a directory only when something below it is
  * served. Content-blind: no file is opened. Cursor state: the names and
- * kinds. content_hash framing: one line `<kind>\t<path>\n` per item.
+ * kinds. content_hash framing: one line `<kind>\t<path>\n` per item, the path
+ * escaped by `hashField`.
  *
  * @module
  */
@@ -11,7 +12,7 @@ import { shownPath } from "../quote.ts";
 import { compareBytewise } from "../bytes.ts";
 import { assertState, targetOf } from "../cursor.ts";
 import { admit, checkPathArgument, notFound, notServed, refusal } from "../confine.ts";
-import { Digest } from "../hashing.ts";
+import { Digest, hashField } from "../hashing.ts";
 import { ToolError } from "../errors.ts";
 import { fitPage, pageSchema } from "../page.ts";
 import { Pacer } from "../pacing.ts";
@@ -99,7 +100,7 @@ export const listDirectory: Tool<typeof inputSchema, ReturnType<typeof pageSchem
       return {
         items,
         next_cursor: start + n >= entries.length ? null : ctx.cursors.issue(NAME, args, entries.state, last),
-        content_hash: new Digest().text(items.map((i) => `${i.kind}\t${i.path}\n`).join("")).contentHash(),
+        content_hash: new Digest().text(items.map((i) => `${i.kind}\t${hashField(i.path)}\n`).join("")).contentHash(),
       };
     });
     return { value: page };

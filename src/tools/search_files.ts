@@ -2,14 +2,14 @@
  * `search_files`: served file paths containing a literal substring, by path,
  * bytewise. Content-blind: no file is opened. Cursor state: every served path
  * of the root that contains the query (`matchesDigest`). content_hash
- * framing: one line `<path>\n` per item.
+ * framing: one line `<path>\n` per item, the path escaped by `hashField`.
  *
  * @module
  */
 import * as z from "zod";
 import { refusal } from "../confine.ts";
 import { assertState } from "../cursor.ts";
-import { Digest } from "../hashing.ts";
+import { Digest, hashField } from "../hashing.ts";
 import { fitPage, pageSchema } from "../page.ts";
 import { Pacer } from "../pacing.ts";
 import { matchesDigest } from "../path_search.ts";
@@ -57,7 +57,7 @@ export const searchFiles: Tool<typeof inputSchema, ReturnType<typeof pageSchema<
       return {
         items,
         next_cursor: done ? null : ctx.cursors.issue(NAME, args, state, items.at(-1)?.path ?? after ?? ""),
-        content_hash: new Digest().text(items.map((i) => `${i.path}\n`).join("")).contentHash(),
+        content_hash: new Digest().text(items.map((i) => `${hashField(i.path)}\n`).join("")).contentHash(),
       };
     });
     return { value: page };

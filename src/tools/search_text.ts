@@ -1,7 +1,8 @@
 /**
  * `search_text`: lines of served files holding a literal query, in file then line order (the scan is
  * `search/scan.ts`). A page may hold no items and still carry a cursor. Cursor state: the paths in scope and
- * the identity of every file up to the position. content_hash framing: `<path>\t<line>\t<text>\n` per item.
+ * the identity of every file up to the position. content_hash framing: `<path>\t<line>\t<text>\n` per item,
+ * the path escaped by `hashField` (a line's text holds no newline).
  *
  * @module
  */
@@ -11,7 +12,7 @@ import { compareBytewise } from "../bytes.ts";
 import { checkPathArgument, checkRoot } from "../confine.ts";
 import { assertState, targetOf } from "../cursor.ts";
 import { CANCELLED_MESSAGE, STALE_CURSOR_MESSAGE, ToolError } from "../errors.ts";
-import { Digest } from "../hashing.ts";
+import { Digest, hashField } from "../hashing.ts";
 import { identityOf, IdentityRecords } from "../identity.ts";
 import { fitPage, type Page, pageSchema } from "../page.ts";
 import { Pacer } from "../pacing.ts";
@@ -129,7 +130,7 @@ async function searchPage(
       items: scan.items.slice(0, n),
       next_cursor: at === null ? null : ctx.cursors.issue(NAME, args, stateAt(at.f), positionText(at)),
       content_hash: scan.items.slice(0, n).reduce(
-        (d, i) => d.text(`${i.path}\t${i.line}\t${i.text}\n`),
+        (d, i) => d.text(`${hashField(i.path)}\t${i.line}\t${i.text}\n`),
         new Digest(),
       ).contentHash(),
     };

@@ -57,9 +57,10 @@ const PATH_RULE =
 export function pathRefusal(path: string, maxBytes = DEFAULT_LIMITS.maxPathBytes): string | null {
   if (typeof path !== "string") return PATH_RULE;
   if (path === "") return null;
-  // A lone surrogate is not encodable: the runtime would name another file. (A leading `/` leaves
-  // an empty segment.)
-  if (/[\0\\]|\p{Surrogate}/u.test(path) || DRIVE_PREFIX.test(path)) return PATH_RULE;
+  // A lone surrogate has no UTF-8 form: encoded, it would become U+FFFD and name another file.
+  if (/\p{Surrogate}/u.test(path)) return "path must be Unicode text, without a lone surrogate";
+  // An absolute path breaks the segment rule below: its leading `/` leaves an empty segment.
+  if (/[\0\\]/.test(path) || DRIVE_PREFIX.test(path)) return PATH_RULE;
   const segments = path.split("/");
   if (segments.some((segment) => segment === "" || segment === "." || segment === "..")) return PATH_RULE;
   if (utf8Length(path) > maxBytes) return `path is longer than ${maxBytes} bytes (maxPathBytes)`;

@@ -292,18 +292,30 @@ test(`${RUNTIME}: a write over a set-user-ID file keeps its permission bits but 
   });
 });
 
-test(`${RUNTIME}: lone surrogates are refused in a query and in a write's content`, async () => {
-  await withServer({ "a.txt": "\uFFFD\n" }, ["--include", "**"], async (server, root) => {
-    for (const tool of ["search_text", "search_files"]) {
-      assert.match(
-        toolErrorText(await server.call(tool, { query: "\ud800" })),
-        /^query must be Unicode text/,
-      );
-    }
-    const text = toolErrorText(await server.call("write_text_file", { path: "b.txt", content: "x\udc00" }));
-    assert.match(text, /^content must be Unicode text/);
-    assert.throws(() => statSync(join(root.path, "b.txt")), "nothing was written");
-  });
+test(`${RUNTIME}: lone surrogates are refused in a path, a query and a write's content, saying why`, async () => {
+  await withServer(
+    { "a.txt": "\uFFFD\n", "\uFFFD.txt": "x\n" },
+    ["--include", "**"],
+    async (server, root) => {
+      // Encoded, a lone surrogate becomes U+FFFD: this one would name the file `\uFFFD.txt`.
+      for (const tool of ["read_text_file", "list_directory"]) {
+        assert.match(
+          toolErrorText(await server.call(tool, { path: "\udc80.txt" })),
+          /^path must be Unicode text, without a lone surrogate/,
+          tool,
+        );
+      }
+      for (const tool of ["search_text", "search_files"]) {
+        assert.match(
+          toolErrorText(await server.call(tool, { query: "\ud800" })),
+          /^query must be Unicode text/,
+        );
+      }
+      const text = toolErrorText(await server.call("write_text_file", { path: "b.txt", content: "x\udc00" }));
+      assert.match(text, /^content must be Unicode text/);
+      assert.throws(() => statSync(join(root.path, "b.txt")), "nothing was written");
+    },
+  );
 });
 
 test(`${RUNTIME}: an error text shows at most 256 bytes of a path and escapes line breaks of any kind`, async () => {

@@ -18,6 +18,7 @@ import { type Campaign, type CampaignOptions, Tally, tempDir } from "./util.ts";
 const PATH_RULE =
   "path must be relative, with no '.', '..' or empty segments, no backslash, NUL or drive prefix";
 const LONG_SEGMENT_RULE = "path has a segment longer than 255 bytes";
+const SURROGATE_RULE = "path must be Unicode text, without a lone surrogate";
 const SECRET = "OUTSIDE-SECRET-7f3a";
 
 /** The contract, written out independently of `src/paths.ts`. */
@@ -116,8 +117,15 @@ async function run(options: CampaignOptions) {
         }
         // The refusal names the path after the rule it broke, quoted (see `src/quote.ts`).
         const refusal = reply.result?.isError === true ? String(reply.result.content?.[0]?.text) : "";
-        const rules = [PATH_RULE, "path is longer than 4096 bytes (maxPathBytes)", LONG_SEGMENT_RULE];
-        const refused = rules.some((rule) => refusal.startsWith(`${rule}: "`)) && !/[\n\r]/.test(refusal);
+        const rules = [
+          PATH_RULE,
+          "path is longer than 4096 bytes (maxPathBytes)",
+          LONG_SEGMENT_RULE,
+          SURROGATE_RULE,
+        ];
+        // A lone surrogate is named as the reason, whatever else the path breaks.
+        const expected = hasLoneSurrogate(path) ? [SURROGATE_RULE] : rules;
+        const refused = expected.some((rule) => refusal.startsWith(`${rule}: "`)) && !/[\n\r]/.test(refusal);
         const accepted = normalizeRelative(path) !== null;
         tally.check(
           refused === !accepted,

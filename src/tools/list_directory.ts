@@ -100,7 +100,8 @@ export const listDirectory: Tool<typeof inputSchema, ReturnType<typeof pageSchem
       return {
         items,
         next_cursor: start + n >= entries.length ? null : ctx.cursors.issue(NAME, args, entries.state, last),
-        content_hash: new Digest().text(items.map((i) => `${i.kind}\t${hashField(i.path)}\n`).join("")).contentHash(),
+        content_hash: new Digest().text(items.map((i) => `${i.kind}\t${hashField(i.path)}\n`).join(""))
+          .contentHash(),
       };
     });
     return { value: page };

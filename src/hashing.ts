@@ -29,6 +29,7 @@ export class Digest {
 
 /** What a `content_hash` line writes for a path's backslash, tab and newline. */
 const FIELD_ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n" };
+const ESCAPED = /[\\\t\n]/g;
 
 /**
  * A path as a field of a `content_hash` line: backslash, tab and newline written as `\\`, `\t` and `\n`.
@@ -36,5 +37,5 @@ const FIELD_ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n":
  * bytes as the two files `a` and `b`. Other paths are their own field.
  */
 export function hashField(path: string): string {
-  return /[\\\t\n]/.test(path) ? path.replace(/[\\\t\n]/g, (c) => FIELD_ESCAPES[c]) : path;
+  return path.replace(ESCAPED, (c) => FIELD_ESCAPES[c]);
 }

@@ -251,6 +251,15 @@ test(`${RUNTIME}: without --include the CLI exits 64 with one stderr line naming
   const withExclude = spawnSync(cmd, [...args, "--exclude", "**/secret"], { encoding: "utf8", input: "" });
   assert.equal(withExclude.status, 64);
   assert.match(withExclude.stderr, /--include/);
+  // No argument at all: the one line names --include too, not only the missing --root.
+  const bare = serverCommand(root, []);
+  const none = spawnSync(bare.cmd, bare.args, { encoding: "utf8", input: "", timeout: 30_000 });
+  assert.equal(none.status, 64);
+  assert.equal(
+    none.stderr,
+    "ptc-fs-mcp: --root and at least one --include pattern are required; the default serves no file " +
+      "(see --help)\n",
+  );
 });
 
 test(`${RUNTIME}: a root no include reaches warns on stderr and still starts`, async () => {

@@ -23,6 +23,8 @@ const EXIT_USAGE = 64; // a configuration error (`EX_USAGE`)
 
 // Without --include the server could only answer "not found": the commonest first-run mistake.
 const NO_INCLUDE = "at least one --include pattern is required; the default serves no file";
+const NO_ROOT_NOR_INCLUDE =
+  "--root and at least one --include pattern are required; the default serves no file (see --help)";
 
 const READ_ONLY_WARNING = "no --include pattern matches a file in the root itself, " +
   "so write_text_file will refuse every call.";
@@ -113,6 +115,8 @@ function parseFlags(args: readonly string[]): { print: string } | { serve: RootO
     return given?.[0];
   };
   const root = once("root");
+  // Both missing (a bare `ptc-fs-mcp`): one line names both, so the first run needs one fix, not two.
+  if (root === undefined && values.include === undefined) throw new ConfigError(NO_ROOT_NOR_INCLUDE);
   if (root === undefined) throw new ConfigError("--root is required (see --help)");
   if (values.include === undefined) throw new ConfigError(NO_INCLUDE);
   const limits: Partial<Record<keyof Limits, number>> = {};

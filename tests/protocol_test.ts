@@ -1,6 +1,7 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { Buffer } from "node:buffer";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { readFileSync } from "node:fs";
@@ -177,6 +178,21 @@ test(`${RUNTIME}: tools/list gives the five tools in a fixed order, identically 
       });
     }
   });
+});
+
+test(`${RUNTIME}: tools/list is answered whole at the smallest result ceiling, which bounds tool calls`, async () => {
+  await withServer(
+    { "a.txt": "x".repeat(3_000) },
+    ["--include", "**", "--max-result-bytes", "1024"],
+    async (server) => {
+      const listed = await server.request("tools/list");
+      assert.deepEqual(listed.result.tools.map((t: { name: string }) => t.name), TOOL_NAMES);
+      assert.ok(server.lines.at(-1)!.length + 1 > 1_024); // the README's exception: about 7.9 KB
+      const read = await server.call("read_text_file", { path: "a.txt" });
+      assert.ok(read.result.structuredContent.next_cursor !== null);
+      assert.ok(Buffer.byteLength(server.lines.at(-1)!) + 1 <= 1_024);
+    },
+  );
 });
 
 test(`${RUNTIME}: an unknown tool is JSON-RPC -32602; bad arguments are an isError result`, async () => {

@@ -1,7 +1,7 @@
 /**
- * Long work in one call pauses for input: once it ran `YIELD_EVERY_MS` since its last pause, it gives the
- * event loop a turn in which the loop reads input, so a cancellation or another request is taken in soon
- * however slow the work is.
+ * Long work pauses for input: once the event loop ran `YIELD_EVERY_MS` since its last input turn, the call
+ * running gives it a turn in which it reads input, so a cancellation or another request is taken in soon
+ * however slow the work is, and however many long calls run at once.
  *
  * @module
  */
@@ -83,14 +83,41 @@ export interface PauseTurns {
   readonly patient: () => Promise<void>;
 }
 
+/** A call waiting for the input turn: how to wake it, and whether it used the slice before it paused. */
+interface Waiter {
+  readonly wake: (first: boolean) => void;
+  readonly worked: boolean;
+}
+
+/**
+ * The event loop's slices of long work, shared by every call in the process: the loop pauses for input once it
+ * ran `YIELD_EVERY_MS` since it last did, whichever calls ran. Each call counting its own time instead, three
+ * long calls ran 10 ms each between two reads of input (a request waited 30 ms). Calls that pause while a turn
+ * is under way wait for that turn, and wake those that did not get to work first: they take slices in turn.
+ */
+const slices = {
+  startedAt: performance.now(), // when the loop last came back from an input turn
+  waiting: null as Waiter[] | null, // the calls waiting for the turn under way; null: none is
+  turns: 0, // turns taken, so every `PATIENT_PAUSE_EVERY`th is patient
+};
+
+/** Ends the turn under way: a new slice starts, and its waiters wake, those that did not work first. */
+function endTurn(): void {
+  const woken = slices.waiting ?? [];
+  slices.waiting = null;
+  slices.startedAt = performance.now();
+  const order = [...woken.filter((w) => !w.worked), ...woken.filter((w) => w.worked)];
+  order.forEach((w, i) => w.wake(i === 0));
+}
+
 /** One call's pacing, across everything it does: its listing, then its scan. */
 export class Pacer {
   readonly #root: Root;
   readonly #turns: PauseTurns;
   readonly #signal: AbortSignal;
-  #pausedAt = performance.now(); // when the call last paused (or started)
+  readonly #startedAt = performance.now(); // a call that starts was just read in: a slice starts with it
+  #worked = true; // whether the call ran in the current slice (it did since it started)
   #pauses = 0;
-  #turnsTaken = 0; // the pauses `checkpoint` made
 
   constructor(
     root: Root,
@@ -103,20 +130,36 @@ export class Pacer {
   }
 
   /**
-   * Pauses once the call ran `YIELD_EVERY_MS`, then checks the root pin (it may have moved meanwhile: nothing
-   * more is read under a root path that names another directory); throws `cancelled` once the client
-   * cancelled the call. After a pause (`pauses` counts them), anything the call checked before may have
-   * changed.
+   * Pauses once the loop ran `YIELD_EVERY_MS` since its last input turn (or since this call started), then
+   * checks the root pin (it may have moved meanwhile: nothing more is read under a root path that names
+   * another directory); throws `cancelled` once the client cancelled the call. A call woken after another
+   * finds the slice taken and waits for the next turn. After a pause (`pauses` counts them), anything the call
+   * checked before may have changed.
    */
   async checkpoint(): Promise<void> {
-    if (performance.now() - this.#pausedAt >= YIELD_EVERY_MS) {
-      const { quick, patient } = this.#turns;
-      await (++this.#turnsTaken % PATIENT_PAUSE_EVERY === 0 ? patient : quick)();
-      this.#pausedAt = performance.now();
+    let slice = Math.max(slices.startedAt, this.#startedAt);
+    if (performance.now() - slice < YIELD_EVERY_MS) this.#worked = true;
+    while (performance.now() - slice >= YIELD_EVERY_MS && !this.#signal.aborted) {
+      this.#worked = await this.#pause();
       this.#pauses++;
       if (!this.#signal.aborted) checkRoot(this.#root);
+      slice = slices.startedAt;
     }
     if (this.#signal.aborted) throw new ToolError(CANCELLED_MESSAGE);
+  }
+
+  /** Waits for the input turn under way, or starts one; resolves whether this call woke first. */
+  #pause(): Promise<boolean> {
+    const worked = this.#worked;
+    return new Promise((wake) => {
+      if (slices.waiting !== null) {
+        slices.waiting.push({ wake, worked });
+        return;
+      }
+      slices.waiting = [{ wake, worked }];
+      const { quick, patient } = this.#turns;
+      void (++slices.turns % PATIENT_PAUSE_EVERY === 0 ? patient : quick)().then(endTurn, endTurn);
+    });
   }
 
   /**
@@ -136,7 +179,6 @@ export class Pacer {
     } finally {
       signal.removeEventListener("abort", stop);
       this.#pauses++;
-      this.#pausedAt = performance.now();
     }
   }
 

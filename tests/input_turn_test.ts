@@ -77,8 +77,10 @@ test(`${RUNTIME}: a call pauses in quick turns, every ${PATIENT_PAUSE_EVERY}th i
       await pacer.checkpoint();
       assert.equal(pacer.pauses, i + 1); // no pause right after one
     }
-    const once = `${"q".repeat(PATIENT_PAUSE_EVERY - 1)}P`;
-    assert.equal(taken.join(""), once + once);
+    // The count of turns is the process's (calls share them): one in every PATIENT_PAUSE_EVERY is patient.
+    const patient = [...taken.keys()].filter((i) => taken[i] === "P");
+    assert.equal(patient.length, 2, taken.join(""));
+    assert.equal(patient[1] - patient[0], PATIENT_PAUSE_EVERY, taken.join(""));
   } finally {
     tmp.cleanup();
   }
@@ -97,4 +99,52 @@ test(`${RUNTIME}: quick turns hold no memory: RSS stays flat over 20,000 more, 4
   // 40,000 of them about 200 MB.
   const { grownMiB } = JSON.parse(out);
   assert.ok(grownMiB < 64, `RSS grew by ${grownMiB.toFixed(1)} MiB`);
+});
+
+test(`${RUNTIME}: long calls share the slice between two reads of input, and take it in turn`, async () => {
+  const tmp = makeRoot({ "a.txt": "a" });
+  try {
+    const root = openRoot({ root: tmp.path, include: ["**"] });
+    const immediate = () => new Promise<void>((resolve) => setImmediate(resolve));
+    const turn = async () => {
+      await immediate();
+      await immediate();
+    };
+    const turns = { quick: turn, patient: turn };
+    // The loop's iterations, counted once each by an immediate that queues itself again: input is read
+    // between two of them.
+    let loop = 0;
+    let done = false;
+    const tick = () => {
+      loop++;
+      if (!done) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const chunks: number[] = []; // by loop iteration: the pieces of work done in it
+    const who: number[][] = []; // by loop iteration: which call did each
+    const call = async (id: number) => {
+      const pacer = new Pacer(root, new AbortController().signal, turns);
+      for (let chunk = 0; chunk < 25; chunk++) {
+        await pacer.checkpoint();
+        const until = performance.now() + YIELD_EVERY_MS / 5;
+        while (performance.now() < until) {
+          // a fifth of a slice of work, as a scan's window or a directory is
+        }
+        chunks[loop] = (chunks[loop] ?? 0) + 1;
+        (who[loop] ??= []).push(id);
+      }
+    };
+    await Promise.all([call(0), call(1), call(2)]);
+    done = true;
+    // Each call counting its own time, the three ran 10 ms each between two reads of input (15 pieces). Sharing
+    // it, they run 10 ms in all (5 pieces), and at most the piece each call was let into before: a call that
+    // passed its checkpoint runs after the others' pieces already under way.
+    const most = Math.max(...chunks.filter((n) => n !== undefined));
+    assert.ok(most <= 8, `${most} pieces of work between two reads of input`);
+    // And none waits for another to finish: each call worked within the first few slices.
+    const early = who.filter((ids) => ids !== undefined).slice(0, 6).flat();
+    assert.deepEqual(new Set(early), new Set([0, 1, 2]), `the first slices went to ${early}`);
+  } finally {
+    tmp.cleanup();
+  }
 });

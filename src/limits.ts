@@ -2,7 +2,7 @@ import { ConfigError } from "./errors.ts";
 
 /** Every bound on what one call may cost. All sizes are in bytes. */
 export interface Limits {
-  /** Ceiling of one fully encoded JSON-RPC result line, its newline included. */
+  /** Ceiling of one fully encoded JSON-RPC line of a tool result, its newline included. */
   readonly maxResultBytes: number;
   /** Most items on one page; a call's `limit` may only lower it. */
   readonly maxPageItems: number;

@@ -101,13 +101,18 @@ const slices = {
   turns: 0, // turns taken, so every `PATIENT_PAUSE_EVERY`th is patient
 };
 
-/** Ends the turn under way: a new slice starts, and its waiters wake, those that did not work first. */
+/**
+ * Ends the turn under way: a new slice starts, and its waiters wake, one that did not work in the last slice
+ * first. The others wake a turn of the loop later, once the first had the slice: woken together, each would
+ * look at the slice before any of them worked, and all would run.
+ */
 function endTurn(): void {
   const woken = slices.waiting ?? [];
   slices.waiting = null;
   slices.startedAt = performance.now();
-  const order = [...woken.filter((w) => !w.worked), ...woken.filter((w) => w.worked)];
-  order.forEach((w, i) => w.wake(i === 0));
+  const [first, ...others] = [...woken.filter((w) => !w.worked), ...woken.filter((w) => w.worked)];
+  first?.wake(true);
+  if (others.length > 0) setImmediate(() => others.forEach((w) => w.wake(false)));
 }
 
 /** One call's pacing, across everything it does: its listing, then its scan. */
@@ -158,13 +163,17 @@ export class Pacer {
       }
       slices.waiting = [{ wake, worked }];
       const { quick, patient } = this.#turns;
-      void (++slices.turns % PATIENT_PAUSE_EVERY === 0 ? patient : quick)().then(endTurn, endTurn);
+      // Ended however the turn ends (a turn that throws, too): a turn left under way would hold every call.
+      void Promise.resolve(++slices.turns % PATIENT_PAUSE_EVERY === 0 ? patient : quick)
+        .then((turn) => turn())
+        .then(endTurn, endTurn);
     });
   }
 
   /**
    * Waits for `work` another call is doing, or throws `cancelled` as soon as this call is. Counts as a pause:
-   * other calls ran meanwhile.
+   * other calls ran meanwhile, so the root pin is checked after it, as after any pause (on Deno, which reads
+   * by path, a call that waited for another's read went on to read under a root swapped meanwhile).
    */
   async wait<T>(work: Promise<T>): Promise<T> {
     const signal = this.#signal;
@@ -174,12 +183,15 @@ export class Pacer {
       if (signal.aborted) stop();
       else signal.addEventListener("abort", stop, { once: true });
     });
+    let done: T;
     try {
-      return await Promise.race([work, cancelled]);
+      done = await Promise.race([work, cancelled]);
     } finally {
       signal.removeEventListener("abort", stop);
       this.#pauses++;
     }
+    checkRoot(this.#root);
+    return done;
   }
 
   /** How many times the call paused so far. */

@@ -1,7 +1,8 @@
 /**
  * The path search behind `search_files`: the served paths of a validated `Tree` that contain a query and
  * come after a position, bytewise, until one match past the page. What lies before the position is skipped
- * by binary search; a run of file names is searched with one native byte search over the listing's text.
+ * by binary search; a run of file names is searched with one byte search over the listing's text, by the
+ * method the port runs fast (`find_bytes.ts`).
  * Also the digest of every match, which a `search_files` cursor binds.
  *
  * @module
@@ -10,6 +11,7 @@ import { Buffer } from "node:buffer";
 import { Digest } from "./hashing.ts";
 import { firstIndex, type Listing, type Tree } from "./listing.ts";
 import { type Pacer, PATHS_PER_CHECKPOINT } from "./pacing.ts";
+import { bytesSearch, type SearchMethod, type WindowSearch } from "./search/find_bytes.ts";
 
 const LONE_SURROGATE = /\p{Surrogate}/u;
 
@@ -34,13 +36,14 @@ export async function matchesDigest(
   tree: Tree,
   query: string,
   pacer: Pick<Pacer, "checkpoint">,
+  method: SearchMethod = bytesSearch,
 ): Promise<string> {
   const known = matchDigests.get(tree)?.get(query);
   if (known !== undefined) return known;
   const digest = new Digest();
   let after: string | undefined;
   for (;;) {
-    const { paths, more } = new Search(query, PATHS_PER_CHECKPOINT).run(tree, after);
+    const { paths, more } = new Search(query, PATHS_PER_CHECKPOINT, method).run(tree, after);
     if (paths.length > 0) digest.text(`${paths.join("\0")}\0`);
     if (!more) break;
     after = paths.at(-1);
@@ -58,13 +61,14 @@ export class Search {
   readonly #paths: string[] = [];
   #more = false;
   readonly #query: string;
-  readonly #needle: Buffer;
+  readonly #search: WindowSearch;
   readonly #max: number;
   readonly #plain: boolean; // no `/` in the query: it lies within one segment, so names are searched
 
-  constructor(query: string, max: number) {
+  /** `method`: the byte search the port runs fast (`searchMethodFor`). */
+  constructor(query: string, max: number, method: SearchMethod = bytesSearch) {
     this.#query = query;
-    this.#needle = Buffer.from(query, "utf8");
+    this.#search = method(Buffer.from(query, "utf8"));
     this.#max = max;
     this.#plain = !query.includes("/");
   }
@@ -120,10 +124,11 @@ export class Search {
     }
     const { text, starts } = listing;
     const end = starts[to];
-    for (let at = text.indexOf(this.#needle, starts[from]); at >= 0 && at < end;) {
+    const find = this.#search(text);
+    for (let at = find(starts[from]); at >= 0 && at < end;) {
       const i = listing.keyAt(at);
       if (this.#add(prefix + listing.name(i))) return true;
-      at = text.indexOf(this.#needle, starts[i + 1]);
+      at = find(starts[i + 1]);
     }
     return false;
   }

@@ -23,6 +23,7 @@ import { DIR_BATCH, FsError } from "./ports/fs_port.ts";
 import { depthOf, joinRelative, nameableIn, parentOf, roomBelow } from "./paths.ts";
 import { Listing, ServedEntries, Tree } from "./listing.ts";
 import { type Found, Search } from "./path_search.ts";
+import { type SearchMethod, searchMethodFor } from "./search/find_bytes.ts";
 import { sameIdentity } from "./identity.ts";
 import { isTempName } from "./temp_names.ts";
 import type { Pacer } from "./pacing.ts";
@@ -163,6 +164,7 @@ export class Root {
   readonly servedPathBytes: number;
   readonly #pin: FileInfo;
   readonly #anchor: RootAnchor; // what the port opens every directory and file below: the pinned root
+  readonly #byteSearch: SearchMethod; // the one the port runs fast, for path searches
   readonly #cache = new Map<string, CachedDir>();
   #cachedNames = 0;
   #fresh: Fresh | null = null; // while a `walkPaced` walk runs: the directories it validated
@@ -183,6 +185,7 @@ export class Root {
     this.path = path;
     this.#pin = pin;
     this.#anchor = { root: path, rootInfo: pin };
+    this.#byteSearch = searchMethodFor(fs);
     this.include = Object.freeze([...options.include]);
     this.exclude = Object.freeze([...(options.exclude ?? [])]);
     this.selector = selector;
@@ -288,7 +291,7 @@ export class Root {
    * @internal
    */
   find(query: string, after: string | undefined, max: number): Found {
-    return new Search(query, max).run(this.#tree("", false) ?? NO_TREE, after);
+    return new Search(query, max, this.#byteSearch).run(this.#tree("", false) ?? NO_TREE, after);
   }
 
   /**

@@ -1,7 +1,7 @@
 /**
- * The substring searches behind `search_text` (the port names the one its
- * runtime runs fast, so each must be checked on its own), and the window
- * buffer a process keeps across calls.
+ * The substring searches behind `search_text` and `search_files` (the port
+ * names the one its runtime runs fast, so each must be checked on its own),
+ * and the window buffer a process keeps across calls.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -14,6 +14,9 @@ import {
   searchMethodFor,
 } from "../src/search/find_bytes.ts";
 import { nodePort } from "../src/ports/node.ts";
+import { compareBytewise } from "../src/bytes.ts";
+import { Listing, Tree } from "../src/listing.ts";
+import { matchesDigest, Search } from "../src/path_search.ts";
 import { traverse } from "./_harness.ts";
 import { withInProcess } from "./_inprocess.ts";
 import { mulberry32 } from "./_rng.ts";
@@ -99,6 +102,44 @@ test("a match across a seam between latin1 chunks is found once, in the chunk wh
         assert.equal(method(needle)(haystack)(at + 1), -1, `${name}: from just past it`);
       }
     }
+  }
+});
+
+test("the path search finds the same pages with either method, across latin1 chunk seams", async () => {
+  // One directory whose listing spans several latin1 chunks, names of one, two, three and four UTF-8 bytes
+  // per character, and a subdirectory between runs of files; matches fall near and across chunk seams.
+  const names: string[] = [];
+  for (let i = 0; names.length < 14_000; i++) {
+    const word = ["q", "é", "本", "\u{1F600}"][i % 4];
+    names.push(`${"a".repeat(i % 17)}${word}${i}${i % 5 === 0 ? "-iris." : ""}txt`);
+  }
+  const sub = new Tree(new Listing(["-iris.md", "x.txt"]), []);
+  const tree = new Tree(new Listing([...names, "m/"]), [sub]);
+  assert.ok(tree.listing.text.length > 3 * LATIN1_CHUNK_BYTES, "the listing spans several chunks");
+  const paths = [...names, "m/-iris.md", "m/x.txt"].sort(compareBytewise);
+  const pacer = { checkpoint: () => Promise.resolve() };
+  let windows = 0; // the method given is the one searched with
+  const counted: SearchMethod = (needle) => (window) => (windows++, latin1Search(needle)(window));
+  assert.equal(new Search("-iris.", 10, counted).run(tree, undefined).paths.length, 10);
+  assert.ok(windows > 0);
+  for (const query of ["-iris.", "本1", "\u{1F600}2", "é", "m/-", "nowhere"]) {
+    const want = paths.filter((p) => p.includes(query));
+    for (const [name, method] of METHODS) {
+      // Page by page, 700 at a time, each after the last path of the one before, as cursors do.
+      const got: string[] = [];
+      let after: string | undefined;
+      for (;;) {
+        const { paths: page, more } = new Search(query, 700, method).run(tree, after);
+        got.push(...page);
+        if (!more) break;
+        after = page.at(-1);
+      }
+      assert.deepEqual(got, want, `${name}: ${query}`);
+    }
+    const digests = await Promise.all(
+      METHODS.map(([, method]) => matchesDigest(new Tree(tree.listing, tree.children), query, pacer, method)),
+    );
+    assert.equal(digests[0], digests[1], `the same digest: ${query}`);
   }
 });
 

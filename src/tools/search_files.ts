@@ -13,6 +13,7 @@ import { Digest, hashField } from "../hashing.ts";
 import { fitPage, pageSchema } from "../page.ts";
 import { Pacer } from "../pacing.ts";
 import { matchesDigest } from "../path_search.ts";
+import { searchMethodFor } from "../search/find_bytes.ts";
 import { argumentsSchema, checkQuery, pageCap, pagingArgs, queryArg, READ_ONLY, type Tool } from "./tool.ts";
 
 const item = z.object({ path: z.string().describe("Relative to the root.") });
@@ -47,7 +48,7 @@ export const searchFiles: Tool<typeof inputSchema, ReturnType<typeof pageSchema<
     ).catch((error) => {
       throw refusal(error, ""); // the root itself unreadable: `permission denied: the root`, as the others say
     });
-    const state = await matchesDigest(found.tree, query, pacer); // of the page's own tree
+    const state = await matchesDigest(found.tree, query, pacer, searchMethodFor(ctx.root.fs)); // the page's tree
     if (claims) assertState(claims, state);
     const candidates = found.paths.map((path) => ({ path }));
 

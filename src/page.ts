@@ -36,14 +36,39 @@ export function pageSchema<T extends z.ZodType>(item: T) {
 const PAGE_DESCRIPTION = "One page: `items`, `content_hash`, and `next_cursor`, a string to pass back as " +
   "`cursor` (with the same other arguments) for the next page, or null when the traversal is complete.";
 
+/** What a page of the first `n` candidates is made of, besides the items themselves. */
+export interface PageParts<T> {
+  /** The cursor after the first `n` candidates, or `null` when they end the traversal. */
+  cursor(n: number): string | null;
+  /** The page's `content_hash`: always `sha256:` and 64 hex digits (`Digest#contentHash`). */
+  hash(items: readonly T[]): string;
+  /**
+   * At most what one item adds to the result line, found cheaply: `itemCost` of the same item with empty
+   * strings, plus twice its strings' UTF-16 length (each unit is a byte or more in each of the two copies).
+   * Candidates whose least costs pass the ceiling are never built or measured as one page (one that
+   * overestimates changes no page, only costs time: the page is then fitted item by item).
+   */
+  leastCost?(item: T): number;
+}
+
+// Every content_hash is as long, so a page is measured with this one standing in and hashed once, when chosen.
+const HASH_STAND_IN = `sha256:${"0".repeat(64)}`;
+
 /**
- * The longest prefix page of `items` that fits the ceiling; `build(n)` makes the page of the first `n`
- * items (`items.slice(0, n)`), with its cursor. Throws when not one fits.
+ * The longest prefix page of `items` that fits the ceiling: the first `n` items, `parts.cursor(n)` and their
+ * `parts.hash`. Throws when not one item fits.
  */
-export function fitPage<T>(envelope: Envelope, items: readonly T[], build: (n: number) => Page<T>): Page<T> {
+export function fitPage<T>(envelope: Envelope, items: readonly T[], parts: PageParts<T>): Page<T> {
+  const page = (n: number): Page<T> => {
+    const first = items.slice(0, n);
+    return { items: first, next_cursor: parts.cursor(n), content_hash: parts.hash(first) };
+  };
   // Most pages hold every candidate (a listing of a directory, a last page): one exact measure settles them.
-  const whole = build(items.length);
-  if (encodedSize(envelope, whole) <= envelope.maxBytes) return whole;
+  if (!leastCostsPass(items, parts, envelope.maxBytes)) {
+    const whole = page(items.length);
+    if (encodedSize(envelope, whole) <= envelope.maxBytes) return whole;
+  }
+  if (items.length === 0) return page(0);
   // sum(n): what the first n items add, a comma in each copy included (the first item has none: - 2).
   // Summed only as far as asked: a full page never measures the candidates beyond the ceiling.
   const sums = [0];
@@ -51,36 +76,30 @@ export function fitPage<T>(envelope: Envelope, items: readonly T[], build: (n: n
     for (let i = sums.length - 1; i < n; i++) sums.push(sums[i] + itemCost(items[i]));
     return sums[n];
   };
-  const sizeOf = (page: Page<T>): number => {
-    const n = page.items.length;
-    return encodedSize(envelope, { ...page, items: [] }) + (n === 0 ? 0 : sum(n) - 2);
-  };
-  const fits = (page: Page<T>) => sizeOf(page) <= envelope.maxBytes;
+  // The exact size of the page of n items, not built: its shell (the cursor for n, the stand-in hash) and sum(n).
+  const shell = (n: number) => ({ items: [], next_cursor: parts.cursor(n), content_hash: HASH_STAND_IN });
+  const sizeOf = (n: number): number => encodedSize(envelope, shell(n)) + (n === 0 ? 0 : sum(n) - 2);
+  const fits = (n: number) => sizeOf(n) <= envelope.maxBytes;
   // Estimate with the empty page's shell (its cursor stands in for the real one), then correct exactly.
-  const room = envelope.maxBytes - sizeOf(build(0)) + 2;
-  let n = 0;
+  const room = envelope.maxBytes - sizeOf(0) + 2;
+  let n = 1;
   while (n < items.length && sum(n + 1) <= room) n++;
-  n = Math.max(n, Math.min(1, items.length));
-  let page = build(n);
-  if (fits(page)) {
-    while (n < items.length) {
-      const longer = build(n + 1);
-      if (!fits(longer)) break;
-      page = longer;
-      n++;
-    }
-    return page;
+  if (fits(n)) {
+    while (n < items.length && fits(n + 1)) n++;
+    return page(n);
   }
-  for (n--; n > 0; n--) {
-    page = build(n);
-    if (fits(page)) return page;
-  }
-  if (items.length > 0) {
-    // Name what did not fit: with a cursor (issued twice, in the structure and the text) an item may fit alone.
-    const what = build(1).next_cursor === null ? "one item" : "one item with the page's cursor";
-    throw new ToolError(
-      `${what} is larger than the result ceiling (maxResultBytes, --max-result-bytes); raise it`,
-    );
-  }
-  return build(0);
+  for (n--; n > 0; n--) if (fits(n)) return page(n);
+  // Name what did not fit: with a cursor (issued twice, in the structure and the text) an item may fit alone.
+  const what = parts.cursor(1) === null ? "one item" : "one item with the page's cursor";
+  throw new ToolError(
+    `${what} is larger than the result ceiling (maxResultBytes, --max-result-bytes); raise it`,
+  );
+}
+
+/** Whether the items' least costs (`PageParts#leastCost`) alone pass `maxBytes`. */
+function leastCostsPass<T>(items: readonly T[], parts: PageParts<T>, maxBytes: number): boolean {
+  if (parts.leastCost === undefined) return false;
+  let total = 0;
+  for (const item of items) if ((total += parts.leastCost(item)) > maxBytes) return true;
+  return false;
 }

@@ -22,7 +22,7 @@ import {
   MIN_RESULT_BYTES,
   resolveLimits,
 } from "../src/limits.ts";
-import { fitPage, type Page } from "../src/page.ts";
+import { fitPage, type Page, type PageParts } from "../src/page.ts";
 import { encodedSize, type Envelope } from "../src/result_line.ts";
 import { SERVER_NAME, VERSION } from "../src/version.ts";
 import { Listing, Tree } from "../src/listing.ts";
@@ -141,86 +141,115 @@ test("charBoundary gives the largest cut at or before `end` that splits no chara
 
 const ENVELOPE = { requestId: 7, serverInfo: { name: SERVER_NAME, version: VERSION } };
 
-function pages(items: readonly string[], cursor: string) {
-  return (n: number): Page<string> => ({
-    items: items.slice(0, n),
-    next_cursor: n < items.length ? cursor : null,
-    content_hash: `sha256:${"0".repeat(64)}`,
-  });
+/** A page's parts for `items`: `cursor(n)` on every page but the last, and a real digest of the items. */
+function parts(items: readonly string[], cursor: string | ((n: number) => string)): PageParts<string> {
+  const at = typeof cursor === "string" ? () => cursor : cursor;
+  return {
+    cursor: (n) => n < items.length ? at(n) : null,
+    hash: (first) => `sha256:${createHash("sha256").update(first.join("\n")).digest("hex")}`,
+  };
+}
+
+/** The page of the first `n` items, as `fitPage` makes it from `p`. */
+function pageOf(items: readonly string[], p: PageParts<string>, n: number): Page<string> {
+  return { items: items.slice(0, n), next_cursor: p.cursor(n), content_hash: p.hash(items.slice(0, n)) };
 }
 
 test("fitPage keeps everything that fits and returns the empty page for no items", () => {
   const items = ["one", "two", '\u{1f600}\n"three"'];
   const envelope: Envelope = { ...ENVELOPE, maxBytes: 48_000 };
-  assert.deepEqual(fitPage(envelope, items, pages(items, "c")), pages(items, "c")(3));
-  assert.deepEqual(fitPage(envelope, [], pages([], "c")), pages([], "c")(0));
+  assert.deepEqual(fitPage(envelope, items, parts(items, "c")), pageOf(items, parts(items, "c"), 3));
+  assert.deepEqual(fitPage(envelope, [], parts([], "c")), pageOf([], parts([], "c"), 0));
 });
 
 test("fitPage drops items from the end until the encoded line fits", () => {
   const items = Array.from({ length: 100 }, (_, i) => `item ${i} ${"\u00e9".repeat(40)} "quoted" \\ \n`);
-  const build = pages(items, "x".repeat(200));
+  const p = parts(items, "x".repeat(200));
   const envelope: Envelope = { ...ENVELOPE, maxBytes: 4_000 };
-  const page = fitPage(envelope, items, build);
+  const page = fitPage(envelope, items, p);
   assert.ok(page.items.length > 0 && page.items.length < items.length, `${page.items.length} items`);
-  assert.deepEqual(page, build(page.items.length), "a prefix, with the cursor re-issued for it");
+  assert.deepEqual(page, pageOf(items, p, page.items.length), "a prefix, with its cursor and its hash");
   assert.ok(encodedSize(envelope, page) <= envelope.maxBytes);
   assert.ok(
-    encodedSize(envelope, build(page.items.length + 1)) > envelope.maxBytes,
+    encodedSize(envelope, pageOf(items, p, page.items.length + 1)) > envelope.maxBytes,
     "the longest such prefix",
   );
+});
+
+test("fitPage hashes only the page it returns, and never builds one whose least costs pass the ceiling", () => {
+  const items = Array.from({ length: 1_000 }, (_, i) => `some/longer/path/${i}.txt`);
+  const envelope: Envelope = { ...ENVELOPE, maxBytes: 8_000 };
+  const counted = (leastCost?: (item: string) => number) => {
+    const p = parts(items, (n) => `c${n}`);
+    let hashed = 0;
+    const page = fitPage(envelope, items, { ...p, hash: (first) => (hashed++, p.hash(first)), leastCost });
+    return { page, hashed };
+  };
+  const plain = counted();
+  assert.equal(plain.hashed, 2, "the whole page measured once, then the page returned");
+  const bounded = counted((item) => 2 * item.length);
+  assert.equal(bounded.hashed, 1, "the whole page known too big: only the page returned");
+  assert.deepEqual(bounded.page, plain.page);
 });
 
 test("fitPage's refusal says whether the item failed alone or with the page's cursor", () => {
   const envelope: Envelope = { ...ENVELOPE, maxBytes: 1_024 };
   const small = ["a".repeat(400), "b".repeat(400), "c".repeat(400)]; // too many for one page; one fits alone
   assert.throws(
-    () => fitPage(envelope, small, pages(small, "c".repeat(700))),
+    () => fitPage(envelope, small, parts(small, "c".repeat(700))),
     { message: /^one item with the page's cursor is larger than the result ceiling/ },
   );
   const big = ["a".repeat(1_024)];
-  assert.throws(() => fitPage(envelope, big, pages(big, "c")), {
+  assert.throws(() => fitPage(envelope, big, parts(big, "c")), {
     message: /^one item is larger than the result ceiling/,
   });
 });
 
-test("fitPage: any ceiling gives a fitting prefix page, or an error when one item cannot fit", () => {
+test("fitPage: any ceiling and cursors of any length give a fitting prefix page, or an error when one item cannot fit", () => {
   fc.assert(
     fc.property(
       fc.array(text(60), { maxLength: 30 }),
       fc.integer({ min: 300, max: 6_000 }),
       fc.integer({ min: 1, max: 600 }),
-      (items, maxBytes, cursorLength) => {
+      fc.integer({ min: 0, max: 40 }),
+      fc.boolean(),
+      (items, maxBytes, cursorLength, cursorStep, bounded) => {
         const envelope: Envelope = { ...ENVELOPE, maxBytes };
-        const build = pages(items, "c".repeat(cursorLength));
+        // A cursor's length varies with its page, as a real one's does with the last item's path.
+        const p = parts(items, (n) => "c".repeat(cursorLength + (n % 7) * cursorStep));
+        const leastCost = bounded ? (item: string) => 2 * item.length : undefined;
         let page: Page<string>;
         try {
-          page = fitPage(envelope, items, build);
+          page = fitPage(envelope, items, { ...p, leastCost });
         } catch (error) {
           assert.ok(error instanceof ToolError, `${error}`);
           assert.match(error.message, /larger than the result ceiling/);
           assert.ok(items.length > 0);
-          assert.ok(encodedSize(envelope, build(1)) > maxBytes, "refused although one item fits");
+          assert.ok(encodedSize(envelope, pageOf(items, p, 1)) > maxBytes, "refused although one item fits");
           return;
         }
         const n = page.items.length;
-        assert.deepEqual(page, build(n));
+        assert.deepEqual(page, pageOf(items, p, n));
         if (items.length === 0) return;
         assert.ok(n >= 1, "an empty page for non-empty items would never progress");
         assert.ok(encodedSize(envelope, page) <= maxBytes, "the page fits");
         // The longest such prefix: one more item would not fit.
         if (n < items.length) {
-          assert.ok(encodedSize(envelope, build(n + 1)) > maxBytes, `page of ${n} is needlessly short`);
+          assert.ok(
+            encodedSize(envelope, pageOf(items, p, n + 1)) > maxBytes,
+            `page of ${n} is needlessly short`,
+          );
         }
       },
     ),
-    { numRuns: 300 },
+    { numRuns: 500 },
   );
 });
 
 test("fitPage errors when a single item is larger than the ceiling", () => {
   const items = ["x".repeat(5_000), "small"];
   const envelope: Envelope = { ...ENVELOPE, maxBytes: 2_000 };
-  assert.throws(() => fitPage(envelope, items, pages(items, "c")), ToolError);
+  assert.throws(() => fitPage(envelope, items, parts(items, "c")), ToolError);
 });
 
 /** The raw line the server wrote for the response with `id`. */

@@ -15,6 +15,7 @@ import { admit, checkPathArgument, notFound, notServed, refusal } from "../confi
 import { Digest, hashField } from "../hashing.ts";
 import { ToolError } from "../errors.ts";
 import { fitPage, pageSchema } from "../page.ts";
+import { itemCost } from "../result_line.ts";
 import { Pacer } from "../pacing.ts";
 import { firstIndex, type ServedEntries } from "../listing.ts";
 import { joinRelative, parentOf } from "../paths.ts";
@@ -34,6 +35,7 @@ const inputSchema = argumentsSchema({
 });
 
 const NAME = "list_directory";
+const EMPTY_ITEM_COST = itemCost({ name: "", kind: "file", path: "" }); // for `leastCost`: "file" is the shorter
 
 /** The served entries of the directory `dir`; a refusal when it is none, or a file. */
 async function servedEntries(root: Root, dir: string, pacer: Pacer): Promise<ServedEntries> {
@@ -94,15 +96,14 @@ export const listDirectory: Tool<typeof inputSchema, ReturnType<typeof pageSchem
       const name = entries.name(i);
       candidates.push({ name, kind: entries.isDir(i) ? "directory" : "file", path: joinRelative(dir, name) });
     }
-    const page = fitPage(ctx, candidates, (n) => {
-      const items = candidates.slice(0, n);
-      const last = items.at(-1)?.name ?? (start > 0 ? entries.name(start - 1) : "");
-      return {
-        items,
-        next_cursor: start + n >= entries.length ? null : ctx.cursors.issue(NAME, args, entries.state, last),
-        content_hash: new Digest().text(items.map((i) => `${i.kind}\t${hashField(i.path)}\n`).join(""))
-          .contentHash(),
-      };
+    const page = fitPage(ctx, candidates, {
+      cursor(n) {
+        const last = n > 0 ? candidates[n - 1].name : start > 0 ? entries.name(start - 1) : "";
+        return start + n >= entries.length ? null : ctx.cursors.issue(NAME, args, entries.state, last);
+      },
+      hash: (items) =>
+        new Digest().text(items.map((i) => `${i.kind}\t${hashField(i.path)}\n`).join("")).contentHash(),
+      leastCost: (i) => EMPTY_ITEM_COST + 2 * (i.name.length + i.path.length),
     });
     return { value: page };
   },

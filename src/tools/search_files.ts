@@ -11,6 +11,7 @@ import { refusal } from "../confine.ts";
 import { assertState } from "../cursor.ts";
 import { Digest, hashField } from "../hashing.ts";
 import { fitPage, pageSchema } from "../page.ts";
+import { itemCost } from "../result_line.ts";
 import { Pacer } from "../pacing.ts";
 import { matchesDigest } from "../path_search.ts";
 import { searchMethodFor } from "../search/find_bytes.ts";
@@ -24,6 +25,7 @@ const inputSchema = argumentsSchema({
 });
 
 const NAME = "search_files";
+const EMPTY_ITEM_COST = itemCost({ path: "" }); // for `leastCost`
 
 /** The `search_files` tool. */
 export const searchFiles: Tool<typeof inputSchema, ReturnType<typeof pageSchema<typeof item>>> = {
@@ -52,14 +54,13 @@ export const searchFiles: Tool<typeof inputSchema, ReturnType<typeof pageSchema<
     if (claims) assertState(claims, state);
     const candidates = found.paths.map((path) => ({ path }));
 
-    const page = fitPage(ctx, candidates, (n) => {
-      const items = candidates.slice(0, n);
-      const done = n === candidates.length && !found.more;
-      return {
-        items,
-        next_cursor: done ? null : ctx.cursors.issue(NAME, args, state, items.at(-1)?.path ?? after ?? ""),
-        content_hash: new Digest().text(items.map((i) => `${hashField(i.path)}\n`).join("")).contentHash(),
-      };
+    const page = fitPage(ctx, candidates, {
+      cursor: (n) =>
+        n === candidates.length && !found.more
+          ? null
+          : ctx.cursors.issue(NAME, args, state, candidates[n - 1]?.path ?? after ?? ""),
+      hash: (items) => new Digest().text(items.map((i) => `${hashField(i.path)}\n`).join("")).contentHash(),
+      leastCost: (i) => EMPTY_ITEM_COST + 2 * i.path.length,
     });
     return { value: page };
   },

@@ -15,6 +15,7 @@ import { CANCELLED_MESSAGE, STALE_CURSOR_MESSAGE, ToolError } from "../errors.ts
 import { Digest, hashField } from "../hashing.ts";
 import { identityOf, IdentityRecords } from "../identity.ts";
 import { fitPage, type Page, pageSchema } from "../page.ts";
+import { itemCost } from "../result_line.ts";
 import { Pacer } from "../pacing.ts";
 import { type Match, MAX_LINE_TEXT_BYTES, type Position, Scan, scanSlot } from "../search/scan.ts";
 import { pathsDigest, scopeFiles } from "../search/scope.ts";
@@ -47,6 +48,7 @@ const inputSchema = argumentsSchema({
 });
 
 const NAME = "search_text";
+const EMPTY_ITEM_COST = itemCost({ path: "", line: 1, text: "" }); // for `leastCost`: a line has a digit or more
 
 /** The `search_text` tool. */
 export const searchText: Tool<typeof inputSchema, ReturnType<typeof pageSchema<typeof item>>> = {
@@ -124,16 +126,15 @@ async function searchPage(
   // The scan yielded: a root replaced meanwhile may have led it elsewhere, so its result is dropped.
   checkRoot(root);
 
-  const page = fitPage(ctx, scan.items, (n): Page<Item> => {
-    const at = n === scan.items.length ? position : scan.after[n - 1] ?? start;
-    return {
-      items: scan.items.slice(0, n),
-      next_cursor: at === null ? null : ctx.cursors.issue(NAME, args, stateAt(at.f), positionText(at)),
-      content_hash: scan.items.slice(0, n).reduce(
-        (d, i) => d.text(`${hashField(i.path)}\t${i.line}\t${i.text}\n`),
-        new Digest(),
-      ).contentHash(),
-    };
+  const page = fitPage(ctx, scan.items, {
+    cursor(n) {
+      const at = n === scan.items.length ? position : scan.after[n - 1] ?? start;
+      return at === null ? null : ctx.cursors.issue(NAME, args, stateAt(at.f), positionText(at));
+    },
+    hash: (items) =>
+      items.reduce((d, i) => d.text(`${hashField(i.path)}\t${i.line}\t${i.text}\n`), new Digest())
+        .contentHash(),
+    leastCost: (i) => EMPTY_ITEM_COST + 2 * (i.path.length + i.text.length),
   });
   return { value: page };
 }

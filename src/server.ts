@@ -24,7 +24,7 @@ import { FsError } from "./ports/fs_port.ts";
 import { type ResultLines, toolResult } from "./result_line.ts";
 import type { Root } from "./root.ts";
 import { PROTOCOL_VERSION, SERVER_NAME, VERSION } from "./version.ts";
-import type { Reply, Tool } from "./tools/tool.ts";
+import { type Reply, type Tool, unknownArguments } from "./tools/tool.ts";
 import { listDirectory } from "./tools/list_directory.ts";
 import { searchFiles } from "./tools/search_files.ts";
 import { searchText } from "./tools/search_text.ts";
@@ -129,7 +129,7 @@ export function buildServer(
   }
   // The SDK advertises `tools.listChanged: true` by default; this list never changes.
   delete server.server.getCapabilities().tools?.listChanged;
-  return servedModernOnly(server);
+  return servedModernOnly(server, serverInfo);
 }
 
 /**
@@ -137,7 +137,7 @@ export function buildServer(
  * the SDK's serving entry (`serveStdio` takes any transport), which rejects 2025-era clients. As the SDK's
  * own `connect`, it rejects when the transport does not start, and when the server is already connected.
  */
-function servedModernOnly(server: McpServer): McpServer {
+function servedModernOnly(server: McpServer, serverInfo: ServerIdentity): McpServer {
   const attach = server.connect.bind(server);
   const detach = server.close.bind(server);
   let connection: { close(): Promise<void> } | undefined;
@@ -148,7 +148,7 @@ function servedModernOnly(server: McpServer): McpServer {
       return attach(transport);
     }
     if (connection) return Promise.reject(new Error("the server is already connected; close it first"));
-    const gate = new VersionGate(transport);
+    const gate = new VersionGate(transport, serverInfo);
     const start = gate.start.bind(gate);
     let started = Promise.resolve();
     // The entry starts it at once and keeps the outcome to itself; a start that throws is a rejection too.
@@ -193,9 +193,9 @@ function failureText(error: unknown): string {
 export const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-type Refusal = { code: number; message: string; data?: unknown };
+type Refusal = { code: number; message: string; data?: unknown } | { toolError: string };
 
-/** Why a request must not reach the server, or `null` when it may. */
+/** Why a request must not reach the server (a JSON-RPC error, or a tool's `isError` result), or `null`. */
 function refusalFor(message: JSONRPCMessage): Refusal | null {
   if (!("method" in message) || !("id" in message)) return null; // notifications and responses pass
   const params = (message.params ?? {}) as Record<string, unknown>;
@@ -253,6 +253,15 @@ function refusalFor(message: JSONRPCMessage): Refusal | null {
     if (args !== undefined && !isObject(args)) {
       return invalid("params.arguments", args, "an object");
     }
+    // The SDK's request parser copies the arguments member by member, and a `__proto__` member (which only
+    // parsed JSON can hold) sets the copy's prototype instead: the tool's strict schema would never see it.
+    // Refused here as that schema refuses any other unknown argument, in the SDK's words.
+    if (args !== undefined && Object.hasOwn(args, "__proto__")) {
+      return {
+        toolError: `Input validation error: Invalid arguments for tool ${params.name}: ` +
+          unknownArguments(["__proto__"]),
+      };
+    }
   }
   return null;
 }
@@ -266,10 +275,15 @@ export class VersionGate implements Transport {
   /** Set by the server side. */
   onmessage?: Transport["onmessage"];
   readonly #inner: Transport;
+  readonly #serverInfo: ServerIdentity;
 
-  /** Wraps `inner`; pass the gate, not `inner`, to the server. */
-  constructor(inner: Transport) {
+  /**
+   * Wraps `inner`; pass the gate, not `inner`, to the server.
+   * @param serverInfo What the server reports, for the results the gate gives itself; default this package.
+   */
+  constructor(inner: Transport, serverInfo: ServerIdentity = { name: SERVER_NAME, version: VERSION }) {
     this.#inner = inner;
+    this.#serverInfo = { name: serverInfo.name, version: serverInfo.version };
   }
 
   /** Starts the inner transport, routing its messages through the gate. */
@@ -280,7 +294,19 @@ export class VersionGate implements Transport {
       const refusal = refusalFor(message);
       if (refusal === null) return this.onmessage?.(message, extra);
       const id = (message as { id: string | number }).id;
-      this.#inner.send({ jsonrpc: "2.0", id, error: refusal }).catch((error) => this.onerror?.(error));
+      const answer: JSONRPCMessage = "toolError" in refusal
+        ? {
+          jsonrpc: "2.0",
+          id,
+          result: {
+            content: [{ type: "text", text: refusal.toolError }],
+            isError: true,
+            resultType: "complete",
+            _meta: { "io.modelcontextprotocol/serverInfo": this.#serverInfo },
+          },
+        }
+        : { jsonrpc: "2.0", id, error: refusal };
+      this.#inner.send(answer).catch((error) => this.onerror?.(error));
     };
     return this.#inner.start();
   }

@@ -8,6 +8,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readdirSync } from "node:fs";
 import { RUNTIME, structured, toolErrorText, withServer } from "./_harness.ts";
 
 const PATH_RULE =
@@ -147,5 +148,27 @@ test(`${RUNTIME}: arguments that break the input schema are isError results nami
     assert.match(unknown, /: unknown argument "pa\\nth" and 1 more$/);
     // deno-lint-ignore no-control-regex
     assert.equal(/[\u0000-\u001f]/.test(unknown), false, JSON.stringify(unknown));
+  });
+});
+
+test(`${RUNTIME}: an argument named __proto__ is refused as unknown, and nothing is written`, async () => {
+  await withServer({ "a.txt": "a\n" }, ["--include", "**"], async (server, root) => {
+    // Only parsed JSON holds `__proto__` as a member (in a literal it sets the prototype): the SDK's request
+    // parser would drop it unseen.
+    const cases: [string, string][] = [
+      ["search_files", '{"query": "a", "__proto__": {"x": 1}}'],
+      ["list_directory", '{"__proto__": 5}'],
+      ["write_text_file", '{"path": "ok.txt", "content": "x", "__proto__": {"path": "evil.txt"}}'],
+    ];
+    for (const [tool, json] of cases) {
+      const args = JSON.parse(json);
+      assert.equal(Object.hasOwn(args, "__proto__"), true);
+      assert.equal(
+        toolErrorText(await server.call(tool, args)),
+        `Input validation error: Invalid arguments for tool ${tool}: unknown argument "__proto__"`,
+        json,
+      );
+    }
+    assert.deepEqual(readdirSync(root.path), ["a.txt"]);
   });
 });

@@ -51,12 +51,14 @@ export const READ_ONLY: Annotations = Object.freeze({
  */
 export function argumentsSchema<S extends z.ZodRawShape>(shape: S) {
   return z.strictObject(shape, {
-    error: (issue) => {
-      if (issue.code !== "unrecognized_keys") return undefined; // zod's message names no value
-      const more = issue.keys.length > 1 ? ` and ${issue.keys.length - 1} more` : "";
-      return `unknown argument ${quoteArgument(issue.keys[0])}${more}`;
-    },
+    error: (issue) => issue.code === "unrecognized_keys" ? unknownArguments(issue.keys) : undefined,
   });
+}
+
+/** The refusal of unknown argument names: the first quoted, and how many more. */
+export function unknownArguments(keys: readonly string[]): string {
+  const more = keys.length > 1 ? ` and ${keys.length - 1} more` : "";
+  return `unknown argument ${quoteArgument(keys[0])}${more}`;
 }
 
 /**

@@ -25,6 +25,14 @@
  *   every 10 ms of that work as the server's scan must: the floor of a
  *   server that makes the same system calls (and, searching, the same search
  *   and yields);
+ * - `work CALLS ROOT`: `syscalls`, and for a `search_files` call also the
+ *   least work the contract asks of it on what those calls return, done in
+ *   plain loops (`LeastWork`): each lstat compared with the last one of its
+ *   path; when a directory was read or changed, every match collected in
+ *   path order and hashed (the state a cursor binds); then the page's items,
+ *   their encoded cost, their hash and a signed cursor. Its answer is still
+ *   the recorded page, which it checks it found: the floor of a server that
+ *   makes those system calls and keeps that contract;
  * - `extents INDEX FILE`: an SDK `McpServer` whose `read_text_file` reads each
  *   item's bytes from FILE at the offset and length the real server's item had
  *   (INDEX: JSON lines `{cursor, items: [[offset, length], ...], next_cursor,
@@ -37,12 +45,13 @@
  * `node_modules`); the SDK is imported only by the modes that use it.
  *
  * Usage: bare_server.mjs noop | bare_server.mjs mcp|server|raw PAGES | bare_server.mjs calls CALLS
- *        | bare_server.mjs syscalls CALLS ROOT
+ *        | bare_server.mjs syscalls|work CALLS ROOT
  *        | bare_server.mjs extents INDEX FILE
  *
  * @module
  */
 import { Buffer } from "node:buffer";
+import { createHash, createHmac, randomBytes } from "node:crypto";
 import {
   closeSync,
   constants,
@@ -57,7 +66,8 @@ import process from "node:process";
 import { setImmediate } from "node:timers";
 
 const [mode, pagesFile, target] = process.argv.slice(2);
-const replaying = mode === "calls" || mode === "syscalls";
+const replaying = mode === "calls" || mode === "syscalls" || mode === "work";
+const making = mode === "syscalls" || mode === "work"; // the recorded system calls, before each answer
 const pages = pagesFile === undefined || mode === "extents"
   ? []
   : readFileSync(pagesFile, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
@@ -146,7 +156,7 @@ let scratch = Buffer.allocUnsafe(0);
 
 // The port's byte search, for `search_text` calls: `Buffer#indexOf` on Node, and on Deno the server's own
 // `latin1Search` (`src/search/find_bytes.ts`; on Node this file runs from the npm build, without `src/`).
-const byteSearch = mode !== "syscalls"
+const byteSearch = !making
   ? undefined
   : typeof Deno === "undefined"
   ? (needle) => (bytes) => (from) => bytes.indexOf(needle, from)
@@ -194,9 +204,10 @@ const OPERATIONS = {
 
 /**
  * Makes a call's recorded operations, discarding what each returns or throws (the server met the same); with
- * `query` (a `search_text` call), searching the bytes of each read for it, and yielding as its scan must.
+ * `query` (a `search_text` call), searching the bytes of each read for it, and yielding as its scan must;
+ * with `observe`, handing it each operation's name, first argument and result (`undefined`: it failed).
  */
-async function makeOps(ops, query) {
+async function makeOps(ops, query, observe) {
   const needle = query === undefined ? undefined : Buffer.from(query);
   const search = needle && byteSearch(needle);
   searchRead = search && ((bytes) => {
@@ -209,17 +220,117 @@ async function makeOps(ops, query) {
   for (const [name, ...args] of ops) {
     const operation = OPERATIONS[name];
     if (operation === undefined) throw new Error(`unknown operation ${name}`);
+    let result;
     try {
-      operation(fds, ...args);
+      result = operation(fds, ...args);
     } catch {
       // the same failure the server met, at the same cost
     }
+    observe?.(name, args[0], result);
     if (needle && performance.now() - yieldedAt >= YIELD_EVERY_MS) {
       await inputTurn(++pauses);
       yieldedAt = performance.now();
     }
   }
 }
+
+/** An lstat's identity: inode, size, mtime and ctime, as each runtime reports them. */
+const identityOf = typeof Deno === "undefined"
+  ? (info) => [info.ino, info.size, info.mtimeNs, info.ctimeNs]
+  : (info) => [info.ino, info.size, info.mtime?.getTime(), info.ctime?.getTime()];
+
+/**
+ * `work`: the least a `search_files` server must do with what its system calls return, as plain loops. What
+ * the contract asks: a directory's identity compared at every call (a cursor fails when the paths it binds
+ * changed), the matches in path order (bytewise; the bench's names are ASCII, where the default sort is
+ * that), their digest (the state a cursor binds), and per page its items, their encoded cost (a page is
+ * fitted to the ceiling), their `content_hash` and a signed cursor. Of a directory read, only what the
+ * matches need is kept, and only during its call; across calls, the identities and, while no directory
+ * changes, the matches.
+ */
+class LeastWork {
+  #identities = new Map(); // path -> the identity of its last lstat
+  #keys = new Map(); // in the call: path -> its subdirectories (`name/`) and matching files, in path order
+  #matches = new Map(); // query -> { paths, state }, while no directory changed
+  #changed = false;
+  #key = randomBytes(32);
+
+  /** What `makeOps` hands each operation of a `search_files` call for `query` to. */
+  observer(query) {
+    return (name, rel, result) => {
+      if (result === undefined) return;
+      if (name === "lstat") this.#compare(rel, identityOf(result));
+      else if (name === "readDir") this.#keep(rel, result, query);
+    };
+  }
+
+  #compare(rel, identity) {
+    const last = this.#identities.get(rel);
+    if (last === undefined || identity.some((value, i) => value !== last[i])) this.#changed = true;
+    this.#identities.set(rel, identity);
+  }
+
+  /** Keeps of a directory's entries its subdirectories and the files whose paths contain `query`, sorted. */
+  #keep(rel, entries, query) {
+    const prefix = rel === "" ? "" : `${rel}/`;
+    const plain = !query.includes("/"); // then a match lies within one name
+    const hit = plain && rel.includes(query); // a directory on the way matches: so does every file below
+    const keys = [];
+    for (const entry of entries) {
+      const { name } = entry;
+      if (typeof entry.isDirectory === "function" ? entry.isDirectory() : entry.isDirectory) {
+        keys.push(`${name}/`);
+      } else if (hit || (plain ? name.includes(query) : `${prefix}${name}`.includes(query))) keys.push(name);
+    }
+    this.#keys.set(rel, keys.sort());
+    this.#changed = true;
+  }
+
+  /** The work behind `page`, the answer to a `search_files` call for `query`, after its operations. */
+  searchFiles(query, page) {
+    if (this.#changed) this.#matches.clear();
+    this.#changed = false;
+    let found = this.#matches.get(query);
+    if (found === undefined) {
+      const paths = [];
+      this.#collect("", paths);
+      const state = createHash("sha256").update(`${paths.join("\0")}\0`).digest("hex");
+      this.#matches.set(query, found = { paths, state });
+    }
+    this.#keys.clear(); // a later change is read again from the root: not this floor's traversal
+    const { paths, state } = found;
+    const first = page.items[0]?.path;
+    let at = 0;
+    for (let hi = paths.length; at < hi;) {
+      const mid = (at + hi) >>> 1;
+      if (first === undefined || paths[mid] < first) at = mid + 1;
+      else hi = mid;
+    }
+    const items = paths.slice(at, at + page.items.length).map((path) => ({ path }));
+    if (items.some((item, i) => item.path !== page.items[i].path)) {
+      throw new Error("the least work found other paths than the server's page"); // so it did other work
+    }
+    let cost = 0;
+    for (const item of items) cost += JSON.stringify(item).length;
+    const hash = createHash("sha256").update(items.map((item) => `${item.path}\n`).join("")).digest("hex");
+    const cursor = createHmac("sha256", this.#key).update(
+      `search_files\0${query}\0${state}\0${items.at(-1)?.path}`,
+    )
+      .digest("base64url");
+    return cost + hash.length + cursor.length;
+  }
+
+  /** Appends the matching paths below `rel`, in path order, from the directories kept. */
+  #collect(rel, paths) {
+    const prefix = rel === "" ? "" : `${rel}/`;
+    for (const key of this.#keys.get(rel) ?? []) {
+      if (key.endsWith("/")) this.#collect(`${prefix}${key.slice(0, -1)}`, paths);
+      else paths.push(`${prefix}${key}`);
+    }
+  }
+}
+const leastWork = mode === "work" ? new LeastWork() : undefined;
+let worked = 0; // kept, so that no engine may drop the work as unused
 
 /** The tool result for the page after `cursor`, built per call as a server's handler would. */
 function replay(cursor) {
@@ -238,7 +349,7 @@ if (mode === "raw") {
       if (line.trim() !== "") answer(JSON.parse(line));
     }
   });
-} else if (["server", "mcp", "noop", "calls", "syscalls", "extents"].includes(mode)) {
+} else if (["server", "mcp", "noop", "calls", "syscalls", "work", "extents"].includes(mode)) {
   const { McpServer, Server } = await import("@modelcontextprotocol/server");
   const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
   const z = await import("zod");
@@ -279,9 +390,15 @@ if (mode === "raw") {
             if (recorded === undefined) {
               return { isError: true, content: [{ type: "text", text: "not recorded" }] };
             }
-            if (mode === "syscalls") {
-              await makeOps(recorded.ops, name === "search_text" ? call.query : undefined);
+            const working = leastWork && name === "search_files";
+            if (making) {
+              await makeOps(
+                recorded.ops,
+                name === "search_text" ? call.query : undefined,
+                working ? leastWork.observer(call.query) : undefined,
+              );
             }
+            if (working) worked += leastWork.searchFiles(call.query, recorded.page);
             const { page } = recorded;
             return { content: [{ type: "text", text: JSON.stringify(page) }], structuredContent: page };
           },
@@ -317,7 +434,7 @@ if (mode === "raw") {
 } else {
   process.stderr.write(
     "usage: bare_server.mjs noop | bare_server.mjs mcp|server|raw PAGES | bare_server.mjs calls CALLS" +
-      " | bare_server.mjs syscalls CALLS ROOT" +
+      " | bare_server.mjs syscalls|work CALLS ROOT" +
       " | bare_server.mjs extents INDEX FILE\n",
   );
   process.exit(64);

@@ -139,7 +139,8 @@ export async function cold(
   ctx: Context,
   rt: Runtime,
   traversal: Traversal,
-): Promise<Timing & { floor: number; syscalls: number }> {
+  leastWork = false,
+): Promise<Timing & { floor: number; syscalls: number; work?: number }> {
   const callsFile = await Deno.makeTempFile({ prefix: "ptc-fs-mcp-bench-calls-", suffix: ".jsonl" });
   const opsFile = await Deno.makeTempFile({ prefix: "ptc-fs-mcp-bench-ops-", suffix: ".jsonl" });
   let calls = 0;
@@ -162,9 +163,10 @@ export async function cold(
       fresh(() => rt.server(traversal.root)),
       fresh(() => rt.bare("calls", callsFile)),
       fresh(() => rt.bare("syscalls", opsFile, traversal.root)),
+      ...leastWork ? [fresh(() => rt.bare("work", opsFile, traversal.root))] : [],
     ]);
-    const [base, server, floor, syscalls] = r.medians;
-    return { base, server, floor, syscalls, calls };
+    const [base, server, floor, syscalls, work] = r.medians;
+    return { base, server, floor, syscalls, work, calls };
   } finally {
     await Deno.remove(callsFile);
     await Deno.remove(opsFile);
@@ -210,13 +212,15 @@ export function peakRow(
 /**
  * The reference row under a traversal's row: a bare SDK server answering the same recorded calls; with
  * `syscalls`, first making the filesystem operations the server made for each; with `syscalls and search`,
- * also searching the bytes they read and yielding every 10 ms of that work, as the scan must (`search_text`).
+ * also searching the bytes they read and yielding every 10 ms of that work, as the scan must (`search_text`);
+ * with `syscalls and least work`, also doing the least `search_files` must with what they return
+ * (`bare_server.mjs work`).
  */
 export function floorRow(
   section: Row["section"],
   baselineText: string,
   values: Partial<Record<RuntimeName, number>>,
-  kind: "calls" | "syscalls" | "syscalls and search" = "calls",
+  kind: "calls" | "syscalls" | "syscalls and search" | "syscalls and least work" = "calls",
 ): Row {
   const server = section === "cold" ? "a fresh" : "a warm";
   const making = "that server first making the server's recorded system calls for each";
@@ -226,6 +230,9 @@ export function floorRow(
       ? `the same against ${server} bare SDK McpServer answering the recorded calls (floor)`
       : kind === "syscalls"
       ? `the same, ${making} (floor)`
+      : kind === "syscalls and least work"
+      ? `the same, ${making} and doing in plain loops the least work the contract asks of it: identities ` +
+        `compared, every match found in path order and hashed, each page's items costed, hashed and signed (floor)`
       : `the same, ${making}, searching the bytes they read with the port's byte search and yielding ` +
         `to input every 10 ms, as the contract requires (floor)`,
     baseline: baselineText,

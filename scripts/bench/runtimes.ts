@@ -9,7 +9,7 @@ import { RpcClient, timeSpawn } from "./rpc.ts";
 import type { RuntimeName } from "./report.ts";
 
 /** A mode of `bare_server.mjs`: `noop` needs no pages file, the others do. */
-export type BareMode = "noop" | "mcp" | "server" | "raw" | "calls" | "syscalls" | "extents";
+export type BareMode = "noop" | "mcp" | "server" | "raw" | "calls" | "syscalls" | "work" | "extents";
 
 /** One runtime the benchmark measures. */
 export interface Runtime {
@@ -18,7 +18,7 @@ export interface Runtime {
   server(root: string, extra?: string[]): RpcClient;
   /**
    * Starts a bare floor server; the replay modes answer from `pagesFile`. `target`: the root `syscalls`
-   * makes the recorded operations in, or the file `extents` reads (on Deno, read permission on it).
+   * and `work` make the recorded operations in, or the file `extents` reads (on Deno, read permission on it).
    */
   bare(mode: BareMode, pagesFile?: string, target?: string): RpcClient;
   /** Runs a plain script of `scripts/bench/` with `args`, allowed to read `read`; returns its stdout. */

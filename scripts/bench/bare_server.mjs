@@ -25,14 +25,15 @@
  *   every 10 ms of that work as the server's scan must: the floor of a
  *   server that makes the same system calls (and, searching, the same search
  *   and yields);
- * - `work CALLS ROOT`: `syscalls`, and for a `search_files` call also the
- *   least work the contract asks of it on what those calls return, done in
- *   plain loops (`LeastWork`): each lstat compared with the last one of its
- *   path; when a directory was read or changed, every match collected in
- *   path order and hashed (the state a cursor binds); then the page's items,
- *   their encoded cost, their hash and a signed cursor. Its answer is still
- *   the recorded page, which it checks it found: the floor of a server that
- *   makes those system calls and keeps that contract;
+ * - `work CALLS ROOT`: `syscalls`, and for a `search_files` or
+ *   `list_directory` call also the least work the contract asks of it on
+ *   what those calls return, done in plain loops (`LeastWork`): each lstat
+ *   compared with the last one of its path; for `search_files`, when a
+ *   directory was read or changed, every match collected in path order and
+ *   hashed (the state a cursor binds); then the page's items, their hash
+ *   and a signed cursor. Its answer is still the recorded page, which it
+ *   checks it found: the floor of a server that makes those system calls
+ *   and keeps that contract;
  * - `extents INDEX FILE`: an SDK `McpServer` whose `read_text_file` reads each
  *   item's bytes from FILE at the offset and length the real server's item had
  *   (INDEX: JSON lines `{cursor, items: [[offset, length], ...], next_cursor,
@@ -240,34 +241,45 @@ const identityOf = typeof Deno === "undefined"
   : (info) => [info.ino, info.size, info.mtime?.getTime(), info.ctime?.getTime()];
 
 /**
- * `work`: the least a `search_files` server must do with what its system calls return, as plain loops. What
- * the contract asks: a directory's identity compared at every call (a cursor fails when the paths it binds
- * changed), the matches in path order (bytewise; the bench's names are ASCII, where the default sort is
- * that), their digest (the state a cursor binds), and per page its items, their encoded cost (a page is
- * fitted to the ceiling), their `content_hash` and a signed cursor. Of a directory read, only what the
- * matches need is kept, and only during its call; across calls, the identities and, while no directory
- * changes, the matches.
+ * `work`: the least a server must do with what its system calls return, as plain loops, for the calls of the
+ * traversals it is the floor of. For every call, each directory's identity compared with the last one seen
+ * (a cursor fails when what it binds changed). For `search_files`: the matches in path order (bytewise; the
+ * bench's names are ASCII, where the default sort is that) and their digest (the state a cursor binds); of a
+ * directory read, only what the matches need is kept, and only during its call; across calls, the matches
+ * while no directory changes. For `list_directory` of a directory whose listing it holds (taken from the
+ * server's page the first time: a warm server's is cached): its items. Then per page the items'
+ * `content_hash` and, when one follows, a signed cursor. Their encoded cost (a page is fitted to the
+ * ceiling) is the length of the JSON the answer carries anyway.
  */
 class LeastWork {
   #identities = new Map(); // path -> the identity of its last lstat
-  #keys = new Map(); // in the call: path -> its subdirectories (`name/`) and matching files, in path order
-  #matches = new Map(); // query -> { paths, state }, while no directory changed
-  #changed = false;
+  #keys = new Map(); // `search_files`, in the call: path -> its subdirectories (`name/`) and matches, sorted
+  #matches = new Map(); // `search_files`: query -> { paths, state }, while no directory changed
+  #changed = false; // a directory read or changed since the matches were made
+  #listings = new Map(); // `list_directory`: path -> its entries, [name, kind], by name
   #key = randomBytes(32);
 
-  /** What `makeOps` hands each operation of a `search_files` call for `query` to. */
-  observer(query) {
+  /** What `makeOps` hands each operation of a call of `tool` with `args` to. */
+  observer(tool, args) {
     return (name, rel, result) => {
       if (result === undefined) return;
-      if (name === "lstat") this.#compare(rel, identityOf(result));
-      else if (name === "readDir") this.#keep(rel, result, query);
+      if (name === "lstat" && this.#compare(rel, identityOf(result))) this.#changed = true;
+      else if (name === "readDir" && tool === "search_files") this.#keep(rel, result, args.query);
     };
   }
 
+  /** The work behind `page`, the answer to a call of `tool` with `args`, after its operations. */
+  answer(tool, args, page) {
+    if (tool === "search_files") return this.#searchFiles(args.query, page);
+    if (tool === "list_directory") return this.#listDirectory(args.path ?? "", page);
+    throw new Error(`the least work of ${tool} is not measured`);
+  }
+
+  /** Whether `identity` differs from the last one of `rel`, which it then becomes. */
   #compare(rel, identity) {
     const last = this.#identities.get(rel);
-    if (last === undefined || identity.some((value, i) => value !== last[i])) this.#changed = true;
     this.#identities.set(rel, identity);
+    return last === undefined || identity.some((value, i) => value !== last[i]);
   }
 
   /** Keeps of a directory's entries its subdirectories and the files whose paths contain `query`, sorted. */
@@ -286,8 +298,7 @@ class LeastWork {
     this.#changed = true;
   }
 
-  /** The work behind `page`, the answer to a `search_files` call for `query`, after its operations. */
-  searchFiles(query, page) {
+  #searchFiles(query, page) {
     if (this.#changed) this.#matches.clear();
     this.#changed = false;
     let found = this.#matches.get(query);
@@ -307,17 +318,41 @@ class LeastWork {
       else hi = mid;
     }
     const items = paths.slice(at, at + page.items.length).map((path) => ({ path }));
-    if (items.some((item, i) => item.path !== page.items[i].path)) {
-      throw new Error("the least work found other paths than the server's page"); // so it did other work
+    return this.#page(items, page, (item) => `${item.path}\n`, `search_files\0${query}\0${state}`);
+  }
+
+  #listDirectory(dir, page) {
+    if (page.next_cursor !== null || page.items.length === 0) {
+      throw new Error("the least work of list_directory is measured on whole, non-empty listings only");
     }
-    let cost = 0;
-    for (const item of items) cost += JSON.stringify(item).length;
-    const hash = createHash("sha256").update(items.map((item) => `${item.path}\n`).join("")).digest("hex");
-    const cursor = createHmac("sha256", this.#key).update(
-      `search_files\0${query}\0${state}\0${items.at(-1)?.path}`,
-    )
-      .digest("base64url");
-    return cost + hash.length + cursor.length;
+    let entries = this.#listings.get(dir);
+    const first = entries === undefined;
+    if (first) {
+      entries = page.items.map((item) => [item.name, item.kind]);
+      this.#listings.set(dir, entries);
+    }
+    const prefix = dir === "" ? "" : `${dir}/`;
+    const items = entries.map(([name, kind]) => ({ name, kind, path: `${prefix}${name}` }));
+    return this.#page(items, first ? page : undefined, (item) => `${item.kind}\t${item.path}\n`);
+  }
+
+  /**
+   * Hashes a page's `items` (one `line` each) and, when a page follows, signs a cursor over `bound` and the
+   * last item. Their encoded cost is the length of the JSON the answer carries anyway (the handler's
+   * `JSON.stringify` of the page), so it is not made twice. Given the server's `page`, first checks that the
+   * items are its own (so this did the same work: each page of a search, a directory's first listing).
+   */
+  #page(items, page, line, bound) {
+    if (
+      page &&
+      (items.length !== page.items.length || items.some((item, i) => item.path !== page.items[i].path))
+    ) {
+      throw new Error("the least work found other items than the server's page");
+    }
+    const hash = createHash("sha256").update(items.map(line).join("")).digest("hex");
+    if (page === undefined || page.next_cursor === null) return hash.length;
+    const cursor = createHmac("sha256", this.#key).update(`${bound}\0${items.at(-1)?.path}`);
+    return hash.length + cursor.digest("base64url").length;
   }
 
   /** Appends the matching paths below `rel`, in path order, from the directories kept. */
@@ -390,15 +425,11 @@ if (mode === "raw") {
             if (recorded === undefined) {
               return { isError: true, content: [{ type: "text", text: "not recorded" }] };
             }
-            const working = leastWork && name === "search_files";
             if (making) {
-              await makeOps(
-                recorded.ops,
-                name === "search_text" ? call.query : undefined,
-                working ? leastWork.observer(call.query) : undefined,
-              );
+              const query = name === "search_text" ? call.query : undefined;
+              await makeOps(recorded.ops, query, leastWork?.observer(name, call));
             }
-            if (working) worked += leastWork.searchFiles(call.query, recorded.page);
+            if (leastWork) worked += leastWork.answer(name, call, recorded.page);
             const { page } = recorded;
             return { content: [{ type: "text", text: JSON.stringify(page) }], structuredContent: page };
           },

@@ -83,18 +83,21 @@ export interface Timing {
  * same on a warm bare SDK `McpServer` answering the calls recorded from the
  * real server (`floor`), and with `"syscalls"`, the same again first making
  * the system calls an in-process server made for each call of a warm run
- * (`syscalls`).
+ * (`syscalls`); with `"work"`, those two and the same again doing the least
+ * work the contract asks of each call too (`work`, `bare_server.mjs work`).
  */
 export async function warm(
   ctx: Context,
   rt: Runtime,
   traversal: Traversal,
   label: string,
-  floors: "none" | "calls" | "syscalls" = "none",
-): Promise<Timing & { rss: { ratio: number; note: string }; floor?: number; syscalls?: number }> {
+  floors: "none" | "calls" | "syscalls" | "work" = "none",
+): Promise<
+  Timing & { rss: { ratio: number; note: string }; floor?: number; syscalls?: number; work?: number }
+> {
   const temp = (kind: string) => Deno.makeTempFile({ prefix: `ptc-fs-mcp-bench-${kind}-`, suffix: ".jsonl" });
   const callsFile = floors === "none" ? undefined : await temp("calls");
-  const opsFile = floors === "syscalls" ? await temp("ops") : undefined;
+  const opsFile = floors === "syscalls" || floors === "work" ? await temp("ops") : undefined;
   if (callsFile) await recordCalls(rt, traversal, callsFile);
   if (opsFile) {
     await recordSyscalls(traversal.root, opsFile, (caller) => traversal.run(caller), { warm: true });
@@ -103,6 +106,7 @@ export async function warm(
   const bare = [
     ...(callsFile ? [rt.bare("calls", callsFile)] : []),
     ...(opsFile ? [rt.bare("syscalls", opsFile, traversal.root)] : []),
+    ...(floors === "work" ? [rt.bare("work", opsFile, traversal.root)] : []),
   ];
   try {
     for (const floor of bare) await floor.discover();
@@ -117,8 +121,8 @@ export async function warm(
       ...bare.map((floor) => async () => (await traversal.run(floor)).ms),
     ]);
     const rss = await peakRatio(rt, measured, label);
-    const [base, server, floor, syscalls] = r.medians;
-    return { base, server, floor, syscalls, calls, rss };
+    const [base, server, floor, syscalls, work] = r.medians;
+    return { base, server, floor, syscalls, work, calls, rss };
   } finally {
     await measured.client.close();
     for (const floor of bare) await floor.close();
@@ -231,8 +235,8 @@ export function floorRow(
       : kind === "syscalls"
       ? `the same, ${making} (floor)`
       : kind === "syscalls and least work"
-      ? `the same, ${making} and doing in plain loops the least work the contract asks of it: identities ` +
-        `compared, every match found in path order and hashed, each page's items costed, hashed and signed (floor)`
+      ? `the same, ${making} and doing in plain loops the least work the contract asks of the call with ` +
+        `what they return: identities compared, the items found in order, hashed and signed (floor)`
       : `the same, ${making}, searching the bytes they read with the port's byte search and yielding ` +
         `to input every 10 ms, as the contract requires (floor)`,
     baseline: baselineText,

@@ -137,7 +137,9 @@ export async function warm(
  * fresh bare SDK `McpServer`s that answer every call with the page the real
  * server gave: `floor` (`bare_server.mjs calls`, recorded first) and
  * `syscalls`, which first makes the filesystem operations a fresh server
- * made for that call (`bare_server.mjs syscalls`, recorded in process).
+ * made for that call (`bare_server.mjs syscalls`, recorded in process); with
+ * `leastWork`, a third, `work`, which then also does the least work the
+ * contract asks of the call (`bare_server.mjs work`).
  */
 export async function cold(
   ctx: Context,
@@ -217,7 +219,7 @@ export function peakRow(
  * The reference row under a traversal's row: a bare SDK server answering the same recorded calls; with
  * `syscalls`, first making the filesystem operations the server made for each; with `syscalls and search`,
  * also searching the bytes they read and yielding every 10 ms of that work, as the scan must (`search_text`);
- * with `syscalls and least work`, also doing the least `search_files` must with what they return
+ * with `syscalls and least work`, also doing the least the contract asks of each call with what they return
  * (`bare_server.mjs work`).
  */
 export function floorRow(

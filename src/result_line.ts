@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { SERVER_INFO_META_KEY } from "@modelcontextprotocol/server";
 import { utf8Length } from "./bytes.ts";
 import type { JsonSink, JsonWriter } from "./page.ts";
 
@@ -48,7 +49,7 @@ export function encodedSize({ requestId, serverInfo }: Envelope, structured: obj
       content: [{ type: "text", text: "" }],
       structuredContent: 0,
       resultType: "complete",
-      _meta: { "io.modelcontextprotocol/serverInfo": serverInfo },
+      _meta: { [SERVER_INFO_META_KEY]: serverInfo },
     },
     jsonrpc: "2.0",
     id: requestId,

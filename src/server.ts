@@ -12,6 +12,7 @@ import {
   McpServer as SdkMcpServer,
   PROTOCOL_VERSION_META_KEY,
   ProtocolErrorCode,
+  SERVER_INFO_META_KEY,
   type Transport as SdkTransport,
   type TransportSendOptions as SdkTransportSendOptions,
 } from "@modelcontextprotocol/server";
@@ -302,7 +303,7 @@ export class VersionGate implements Transport {
             content: [{ type: "text", text: refusal.toolError }],
             isError: true,
             resultType: "complete",
-            _meta: { "io.modelcontextprotocol/serverInfo": this.#serverInfo },
+            _meta: { [SERVER_INFO_META_KEY]: this.#serverInfo },
           },
         }
         : { jsonrpc: "2.0", id, error: refusal };

@@ -29,6 +29,17 @@ export async function interleave(
   return { medians: samples.map(median), samples };
 }
 
+/** `interleave` over named arms: each arm's median by its name. Arms left undefined are skipped. */
+export async function interleaveNamed<K extends string>(
+  reps: number,
+  arms: Record<K, (() => Promise<number>) | undefined>,
+): Promise<Partial<Record<K, number>>> {
+  const present = (Object.entries(arms) as [K, (() => Promise<number>) | undefined][])
+    .filter((arm): arm is [K, () => Promise<number>] => arm[1] !== undefined);
+  const { medians } = await interleave(reps, present.map(([, arm]) => arm));
+  return Object.fromEntries(present.map(([name], i) => [name, medians[i]])) as Partial<Record<K, number>>;
+}
+
 /** Times `run` and returns its wall time in ms. */
 export async function timed(run: () => Promise<unknown>): Promise<number> {
   const t0 = performance.now();
@@ -84,7 +95,9 @@ export interface Timing {
  * real server (`floor`), and with `"syscalls"`, the same again first making
  * the system calls an in-process server made for each call of a warm run
  * (`syscalls`); with `"work"`, those two and the same again doing the least
- * work the contract asks of each call too (`work`, `bare_server.mjs work`).
+ * work the contract asks of each call too (`work`, `bare_server.mjs work`). With `unchecked`, on a runtime
+ * that has one (Deno), the same server run so that it checks no path against a permission grant, warm too
+ * (`unchecked`): what those checks cost.
  */
 export async function warm(
   ctx: Context,
@@ -92,8 +105,15 @@ export async function warm(
   traversal: Traversal,
   label: string,
   floors: "none" | "calls" | "syscalls" | "work" = "none",
+  unchecked = false,
 ): Promise<
-  Timing & { rss: { ratio: number; note: string }; floor?: number; syscalls?: number; work?: number }
+  Timing & {
+    rss: { ratio: number; note: string };
+    floor?: number;
+    syscalls?: number;
+    work?: number;
+    unchecked?: number;
+  }
 > {
   const temp = (kind: string) => Deno.makeTempFile({ prefix: `ptc-fs-mcp-bench-${kind}-`, suffix: ".jsonl" });
   const callsFile = floors === "none" ? undefined : await temp("calls");
@@ -103,29 +123,34 @@ export async function warm(
     await recordSyscalls(traversal.root, opsFile, (caller) => traversal.run(caller), { warm: true });
   }
   const measured = await startMeasured(rt, traversal.root);
-  const bare = [
-    ...(callsFile ? [rt.bare("calls", callsFile)] : []),
-    ...(opsFile ? [rt.bare("syscalls", opsFile, traversal.root)] : []),
-    ...(floors === "work" ? [rt.bare("work", opsFile, traversal.root)] : []),
-  ];
+  const servers = {
+    floor: callsFile ? rt.bare("calls", callsFile) : undefined,
+    syscalls: opsFile ? rt.bare("syscalls", opsFile, traversal.root) : undefined,
+    work: floors === "work" ? rt.bare("work", opsFile, traversal.root) : undefined,
+    unchecked: unchecked ? rt.uncheckedServer?.(traversal.root) : undefined,
+  };
+  const others = Object.values(servers).filter((client) => client !== undefined);
+  const on = (client: RpcClient | undefined) => client && (async () => (await traversal.run(client)).ms);
   try {
-    for (const floor of bare) await floor.discover();
+    for (const client of others) await client.discover();
     let calls = 0;
-    const r = await interleave(ctx.reps, [
-      () => baseline(traversal),
-      async () => {
+    const { base, server, ...rest } = await interleaveNamed(ctx.reps, {
+      base: () => baseline(traversal),
+      server: async () => {
         const run = await traversal.run(measured.client);
         calls = run.calls;
         return run.ms;
       },
-      ...bare.map((floor) => async () => (await traversal.run(floor)).ms),
-    ]);
+      floor: on(servers.floor),
+      syscalls: on(servers.syscalls),
+      work: on(servers.work),
+      unchecked: on(servers.unchecked),
+    });
     const rss = await peakRatio(rt, measured, label);
-    const [base, server, floor, syscalls, work] = r.medians;
-    return { base, server, floor, syscalls, work, calls, rss };
+    return { base: base!, server: server!, ...rest, calls, rss };
   } finally {
     await measured.client.close();
-    for (const floor of bare) await floor.close();
+    for (const client of others) await client.close();
     for (const file of [callsFile, opsFile]) if (file) await Deno.remove(file);
   }
 }
@@ -139,14 +164,16 @@ export async function warm(
  * `syscalls`, which first makes the filesystem operations a fresh server
  * made for that call (`bare_server.mjs syscalls`, recorded in process); with
  * `leastWork`, a third, `work`, which then also does the least work the
- * contract asks of the call (`bare_server.mjs work`).
+ * contract asks of the call (`bare_server.mjs work`). With `unchecked`, on a
+ * runtime that has one (Deno), the same fresh server run so that it checks
+ * no path against a permission grant (`unchecked`).
  */
 export async function cold(
   ctx: Context,
   rt: Runtime,
   traversal: Traversal,
-  leastWork = false,
-): Promise<Timing & { floor: number; syscalls: number; work?: number }> {
+  also: { leastWork?: boolean; unchecked?: boolean } = {},
+): Promise<Timing & { floor: number; syscalls: number; work?: number; unchecked?: number }> {
   const callsFile = await Deno.makeTempFile({ prefix: "ptc-fs-mcp-bench-calls-", suffix: ".jsonl" });
   const opsFile = await Deno.makeTempFile({ prefix: "ptc-fs-mcp-bench-ops-", suffix: ".jsonl" });
   let calls = 0;
@@ -164,15 +191,16 @@ export async function cold(
   try {
     await recordCalls(rt, traversal, callsFile);
     await recordSyscalls(traversal.root, opsFile, (caller) => traversal.run(caller));
-    const r = await interleave(ctx.reps, [
-      () => baseline(traversal),
-      fresh(() => rt.server(traversal.root)),
-      fresh(() => rt.bare("calls", callsFile)),
-      fresh(() => rt.bare("syscalls", opsFile, traversal.root)),
-      ...leastWork ? [fresh(() => rt.bare("work", opsFile, traversal.root))] : [],
-    ]);
-    const [base, server, floor, syscalls, work] = r.medians;
-    return { base, server, floor, syscalls, work, calls };
+    const unchecked = also.unchecked ? rt.uncheckedServer : undefined;
+    const { base, server, floor, syscalls, ...rest } = await interleaveNamed(ctx.reps, {
+      base: () => baseline(traversal),
+      server: fresh(() => rt.server(traversal.root)),
+      floor: fresh(() => rt.bare("calls", callsFile)),
+      syscalls: fresh(() => rt.bare("syscalls", opsFile, traversal.root)),
+      work: also.leastWork ? fresh(() => rt.bare("work", opsFile, traversal.root)) : undefined,
+      unchecked: unchecked && fresh(() => unchecked(traversal.root)),
+    });
+    return { base: base!, server: server!, floor: floor!, syscalls: syscalls!, ...rest, calls };
   } finally {
     await Deno.remove(callsFile);
     await Deno.remove(opsFile);
@@ -246,6 +274,29 @@ export function floorRow(
     values,
     target: REFERENCE,
     floorOn: BOTH_RUNTIMES,
+  };
+}
+
+/**
+ * The reference row under a traversal's row: the same on a Deno server run with `--allow-all`, under which
+ * Deno checks no path against a permission grant, so the difference is what those checks cost (`Runtime.
+ * uncheckedServer`). Deno only; not a floor: the README's command scopes the grant to the root.
+ */
+export function uncheckedRow(
+  section: Row["section"],
+  baselineText: string,
+  values: Partial<Record<RuntimeName, number>>,
+): Row {
+  const server = section === "cold" ? "a fresh" : "a warm";
+  return {
+    section,
+    what:
+      `the same on ${server} Deno server run with \`--allow-all\`, which checks no path against a grant: ` +
+      "what Deno's permission checks cost (reference)",
+    baseline: baselineText,
+    unit: "×",
+    values,
+    target: REFERENCE,
   };
 }
 

@@ -17,6 +17,11 @@ export interface Runtime {
   /** Starts the real server on `root` with `--include '**'` and `extra` flags. */
   server(root: string, extra?: string[]): RpcClient;
   /**
+   * Deno only: the same server run with `--allow-all`, under which Deno checks no path. Under any grant, even
+   * an unscoped `--allow-read`, it checks every path a call names: this measures what those checks cost.
+   */
+  uncheckedServer?(root: string): RpcClient;
+  /**
    * Starts a bare floor server; the replay modes answer from `pagesFile`. `target`: the root `syscalls`
    * and `work` make the recorded operations in, or the file `extents` reads (on Deno, read permission on it).
    */
@@ -77,25 +82,17 @@ function denoRuntime({ repo, denoRepo }: Sources): Runtime {
   // As the README recommends for Deno: a young generation of one MiB semi-spaces, an old one collected once
   // it grew by 20% (Deno cannot set them from inside; Node's binary sets its own, src/cli/node_heap.ts).
   const run = ["run", "--no-prompt", "--v8-flags=--max-semi-space-size=1,--heap-growing-percent=20"];
+  const denoServer = (grant: string[], root: string, extra: string[], kind = "") =>
+    new RpcClient(
+      DENO,
+      [...run, ...grant, `${denoRepo}/cli.ts`, "--root", root, "--include", "**", ...extra],
+      `deno ${kind}server`,
+      denoRepo,
+    );
   return {
     name: "deno",
-    server: (root, extra = []) =>
-      new RpcClient(
-        DENO,
-        [
-          ...run,
-          `--allow-read=${root}`,
-          `--allow-write=${root}`,
-          `${denoRepo}/cli.ts`,
-          "--root",
-          root,
-          "--include",
-          "**",
-        ]
-          .concat(extra),
-        "deno server",
-        denoRepo,
-      ),
+    server: (root, extra = []) => denoServer([`--allow-read=${root}`, `--allow-write=${root}`], root, extra),
+    uncheckedServer: (root) => denoServer(["--allow-all"], root, [], "--allow-all "),
     bare: (mode, pagesFile, target) => {
       const files = [pagesFile, target].filter((a) => a !== undefined);
       const allow = files.length === 0 ? [] : [`--allow-read=${files.join(",")}`];

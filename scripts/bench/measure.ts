@@ -105,7 +105,7 @@ export async function warm(
   traversal: Traversal,
   label: string,
   floors: "none" | "calls" | "syscalls" | "work" = "none",
-  unchecked = false,
+  also: { unchecked?: boolean } = {},
 ): Promise<
   Timing & {
     rss: { ratio: number; note: string };
@@ -127,7 +127,7 @@ export async function warm(
     floor: callsFile ? rt.bare("calls", callsFile) : undefined,
     syscalls: opsFile ? rt.bare("syscalls", opsFile, traversal.root) : undefined,
     work: floors === "work" ? rt.bare("work", opsFile, traversal.root) : undefined,
-    unchecked: unchecked ? rt.uncheckedServer?.(traversal.root) : undefined,
+    unchecked: also.unchecked ? rt.uncheckedServer?.(traversal.root) : undefined,
   };
   const others = Object.values(servers).filter((client) => client !== undefined);
   const on = (client: RpcClient | undefined) => client && (async () => (await traversal.run(client)).ms);

@@ -20,7 +20,7 @@ export async function searchFiles(ctx: Context): Promise<Outcome> {
   const t = await traversal(ctx, await treeCorpus(tree(ctx.sizes.treeLeafFiles)));
   const notes: string[] = [];
   const runs = await perRuntime(ctx, async (rt) => {
-    const r = await warm(ctx, rt, t, "search_files", "calls", true);
+    const r = await warm(ctx, rt, t, "search_files", "calls", { unchecked: true });
     notes.push(
       `${rt.name} search_files: ${r.calls} calls, ${t.expected} matches; server ${ms(r.server)}` +
         (r.unchecked === undefined ? "" : `, with --allow-all ${ms(r.unchecked)}`) +

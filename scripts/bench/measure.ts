@@ -97,7 +97,8 @@ export interface Timing {
  * (`syscalls`); with `"work"`, those two and the same again doing the least
  * work the contract asks of each call too (`work`, `bare_server.mjs work`). With `unchecked`, on a runtime
  * that has one (Deno), the same server run so that it checks no path against a permission grant, warm too
- * (`unchecked`): what those checks cost.
+ * (`unchecked`): what those checks cost. With `"syscalls"` or `"work"`, the peak RSS of the `syscalls`
+ * server is measured as the real one's is (`syscallsRss`): what the runtime holds for those calls alone.
  */
 export async function warm(
   ctx: Context,
@@ -113,6 +114,7 @@ export async function warm(
     syscalls?: number;
     work?: number;
     unchecked?: number;
+    syscallsRss?: { ratio: number; note: string };
   }
 > {
   const temp = (kind: string) => Deno.makeTempFile({ prefix: `ptc-fs-mcp-bench-${kind}-`, suffix: ".jsonl" });
@@ -132,7 +134,8 @@ export async function warm(
   const others = Object.values(servers).filter((client) => client !== undefined);
   const on = (client: RpcClient | undefined) => client && (async () => (await traversal.run(client)).ms);
   try {
-    for (const client of others) await client.discover();
+    for (const client of others) if (client !== servers.syscalls) await client.discover();
+    const syscallsMeasured = servers.syscalls && await measureFrom(servers.syscalls);
     let calls = 0;
     const { base, server, ...rest } = await interleaveNamed(ctx.reps, {
       base: () => baseline(traversal),
@@ -147,7 +150,9 @@ export async function warm(
       unchecked: on(servers.unchecked),
     });
     const rss = await peakRatio(rt, measured, label);
-    return { base: base!, server: server!, ...rest, calls, rss };
+    const syscallsRss = syscallsMeasured &&
+      await peakRatio(rt, syscallsMeasured, `${label}, its system-call floor`);
+    return { base: base!, server: server!, ...rest, calls, rss, syscallsRss };
   } finally {
     await measured.client.close();
     for (const client of others) await client.close();

@@ -4,7 +4,9 @@
  * bare SDK server answering the recorded calls, the same first making the
  * system calls the server made for each and searching what they read, and
  * `scan_floor.mjs`: the same files opened, read and searched by a bare loop
- * with the port's `node:fs` calls and byte search, warm, in process.
+ * with the port's `node:fs` calls and byte search, warm, in process. For
+ * reference, the peak RSS of the bare server making the system calls and
+ * searching.
  *
  * @module
  */
@@ -33,6 +35,7 @@ export async function searchText(ctx: Context): Promise<Outcome> {
         `with the server's system calls and search ${ms(r.syscalls!)}, its runtime floor ${ms(bare)}, ` +
         `grep ${ms(r.base)}`,
       r.rss.note,
+      r.syscallsRss!.note,
     );
     return {
       ratio: r.server / r.base,
@@ -40,6 +43,7 @@ export async function searchText(ctx: Context): Promise<Outcome> {
       syscalls: r.syscalls! / r.base,
       scan: bare / r.base,
       rss: r.rss.ratio,
+      syscallsRss: r.syscallsRss!.ratio,
     };
   });
   return {
@@ -67,6 +71,12 @@ export async function searchText(ctx: Context): Promise<Outcome> {
         floorOn: BOTH_RUNTIMES,
       },
       peakRow("search_text", pick(runs, "rss")),
+      peakRow(
+        "the same traversal on the bare server making the server's system calls and searching what they read " +
+          "(reference: what the runtime holds for that work alone)",
+        pick(runs, "syscallsRss"),
+        REFERENCE,
+      ),
     ],
     notes,
   };

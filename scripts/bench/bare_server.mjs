@@ -156,12 +156,12 @@ const openFile = !fromRoot ? (rel) => openSync(under(rel), CONTENT) : (rel) => {
 let scratch = Buffer.allocUnsafe(0);
 
 // The port's byte search, for `search_text` calls: `Buffer#indexOf` on Node, and on Deno the server's own
-// `latin1Search` (`src/search/find_bytes.ts`; on Node this file runs from the npm build, without `src/`).
+// `wasmSearch` (`src/search/find_bytes.ts`; on Node this file runs from the npm build, without `src/`).
 const byteSearch = !making
   ? undefined
   : typeof Deno === "undefined"
   ? (needle) => (bytes) => (from) => bytes.indexOf(needle, from)
-  : (await import("../../src/search/find_bytes.ts")).latin1Search;
+  : (await import("../../src/search/find_bytes.ts")).wasmSearch;
 let searchRead; // what a read's bytes go through in the call being replayed, if it searches
 let matches = 0; // kept, so that no engine may drop the search as unused
 

@@ -2,7 +2,7 @@
  * The runtime floor of `search_text`: a bare loop that finds every file
  * under ROOT, then opens, fstats, reads and searches each for NEEDLE and
  * closes it, with the same `node:fs` calls and the same byte search as the
- * runtime's port (Node: `Buffer#indexOf`; Deno: `latin1Search` from
+ * runtime's port (Node: `Buffer#indexOf`; Deno: `wasmSearch` from
  * `src/search/find_bytes.ts`) and none of the server's
  * checks, pages or protocol. It runs the loop RUNS times in one process and
  * prints the times in ms and the match count as one JSON line, so the first
@@ -27,7 +27,7 @@ const window = Buffer.alloc(WINDOW);
 // The port's search, from the server's own module on Deno (Node's is `Buffer#indexOf`, native code).
 const search = typeof Deno === "undefined"
   ? (bytes) => (from) => bytes.indexOf(needle, from)
-  : (await import("../../src/search/find_bytes.ts")).latin1Search(needle);
+  : (await import("../../src/search/find_bytes.ts")).wasmSearch(needle);
 
 function filesUnder(dir, out) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {

@@ -86,7 +86,7 @@ async function readDirPaced(path: string, pause: () => Promise<unknown>): Promis
 /** The `FsPort` for Deno. */
 export const denoPort: FsPort = {
   ...descriptorPort(fsError, (path) => infoOf(Deno.lstatSync(path)), () => denoPort),
-  byteSearch: "latin1",
+  byteSearch: "wasm", // Deno's `Buffer#indexOf` is JavaScript
   realPath: (path) => attempt(fsError, () => Deno.realPathSync(path)),
   readDir: (path) => attempt(fsError, () => readDir(path)),
   readDirPaced,

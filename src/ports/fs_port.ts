@@ -103,8 +103,11 @@ export interface ReadProof extends RootAnchor {
 export interface FsPort {
   /** Why this runtime cannot keep the contract (one line), if it cannot; `openRoot` then refuses the port. */
   readonly unsupported?: string;
-  /** The substring search this runtime runs fast (`search_text`): `buffer` (the default) or `latin1`. */
-  readonly byteSearch?: "buffer" | "latin1";
+  /**
+   * The substring search this runtime runs fast (`search_text`, `search_files`): `buffer` (the default,
+   * `Buffer#indexOf`) or `wasm` (WebAssembly SIMD, where `Buffer#indexOf` is not native code).
+   */
+  readonly byteSearch?: "buffer" | "wasm";
   /**
    * How a long scan lets this runtime's event loop read input: `immediates` (Node polls for input between
    * two of them) or `timer` (the default: a turn that waits, which Deno needs; see `inputTurnFor`).

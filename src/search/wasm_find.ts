@@ -1,0 +1,200 @@
+/**
+ * A substring search in WebAssembly SIMD, for a runtime whose `Buffer#indexOf` is not native code (Deno):
+ * the bytes are copied, a block at a time, into memory the module owns, so a search allocates nothing per
+ * block and leaves no garbage behind, however many bytes it reads.
+ *
+ * The module is assembled here from named instructions, so it can be read. In the text format:
+ *
+ * ```wat
+ * (func $find (param $hay i32) (param $len i32) (param $needle i32) (param $n i32) (result i32)
+ *   ;; the first match of the $n bytes at $needle in the $len bytes at $hay, or -1
+ *   (if (i32.lt_u $len $n) (return -1))
+ *   $last := $len - $n                          ;; the last position a match can start at
+ *   $firsts := i8x16.splat(needle[0])            ;; its first byte, 16 times
+ *   $lasts := i8x16.splat(needle[$n - 1])        ;; its last byte, 16 times
+ *   while ($i + 15 <= $last)                     ;; 16 positions at a time
+ *     $mask := i8x16.bitmask(i8x16.eq(v128.load($hay + $i), $firsts)
+ *                            & i8x16.eq(v128.load($hay + $i + $n - 1), $lasts))
+ *     while ($mask != 0)                         ;; each position where both bytes agree
+ *       (if ($equal $hay + $i + ctz($mask), $needle, $n) (return $i + ctz($mask)))
+ *       $mask &= $mask - 1
+ *     $i += 16
+ *   while ($i <= $last)                          ;; the last few positions, one at a time
+ *     (if ($equal $hay + $i, $needle, $n) (return $i))
+ *     $i += 1
+ *   -1)
+ * (func $equal (param $a i32) (param $b i32) (param $n i32) (result i32)  ;; 1 if the $n bytes are equal
+ *   ...)
+ * ```
+ *
+ * @module
+ */
+
+/** Bytes of a window copied in and searched at a time: a block that stays in the processor's cache. */
+export const WASM_BLOCK_BYTES = 64 * 1024;
+
+const PAGE_BYTES = 64 * 1024; // WebAssembly's unit of memory
+
+// The encodings of the instructions used (the WebAssembly core specification and its SIMD extension).
+const I32 = 0x7f;
+const V128 = 0x7b;
+const EMPTY = 0x40; // a block that leaves nothing on the stack
+const block = [0x02, EMPTY];
+const loop = [0x03, EMPTY];
+const if_ = [0x04, EMPTY];
+const end = [0x0b];
+const br = (depth: number) => [0x0c, depth];
+const brIf = (depth: number) => [0x0d, depth];
+const return_ = [0x0f];
+const call = (func: number) => [0x10, func];
+const get = (local: number) => [0x20, local];
+const set = (local: number) => [0x21, local];
+const load8 = [0x2d, 0, 0]; // i32.load8_u, alignment 1, offset 0
+const i32 = (value: number) => [0x41, ...signedLeb(value)];
+const eqz = [0x45];
+const ne = [0x47];
+const ltU = [0x49];
+const gtU = [0x4b];
+const geU = [0x4f];
+const ctz = [0x68];
+const add = [0x6a];
+const sub = [0x6b];
+const and = [0x71];
+const v128Load = [0xfd, 0x00, 0, 0]; // alignment 1, offset 0
+const splat8 = [0xfd, 0x0f]; // i8x16.splat
+const eq8 = [0xfd, 0x23]; // i8x16.eq
+const v128And = [0xfd, 0x4e];
+const bitmask8 = [0xfd, 0x64]; // i8x16.bitmask
+
+function signedLeb(value: number): number[] {
+  const out: number[] = [];
+  for (;;) {
+    const low = value & 0x7f;
+    value >>= 7;
+    const done = (value === 0 && (low & 0x40) === 0) || (value === -1 && (low & 0x40) !== 0);
+    out.push(done ? low : low | 0x80);
+    if (done) return out;
+  }
+}
+
+function unsignedLeb(value: number): number[] {
+  const out: number[] = [];
+  do {
+    const low = value & 0x7f;
+    value >>>= 7;
+    out.push(value === 0 ? low : low | 0x80);
+  } while (value !== 0);
+  return out;
+}
+
+const vector = (items: number[][]) => [...unsignedLeb(items.length), ...items.flat()];
+const section = (id: number, bytes: number[]) => [id, ...unsignedLeb(bytes.length), ...bytes];
+const name = (text: string) => vector([...text].map((c) => [c.charCodeAt(0)]));
+/** A function body: its locals, as `[count, type]` runs, then its code. */
+const body = (locals: [number, number][], code: number[][]) => {
+  const bytes = [...vector(locals), ...code.flat(), ...end];
+  return [...unsignedLeb(bytes.length), ...bytes];
+};
+
+// $find's parameters and locals.
+const HAY = 0, LEN = 1, NEEDLE = 2, N = 3, I = 4, LAST = 5, MASK = 6, FIRSTS = 7, LASTS = 8;
+const FIND = 0, EQUAL = 1;
+
+// deno-fmt-ignore
+const find = body([[3, I32], [2, V128]], [
+  get(LEN), get(N), ltU, if_, i32(-1), return_, end,                     // shorter than the needle: -1
+  get(LEN), get(N), sub, set(LAST),
+  get(NEEDLE), load8, splat8, set(FIRSTS),
+  get(NEEDLE), get(N), add, i32(1), sub, load8, splat8, set(LASTS),
+  block, loop,                                                           // 16 positions at a time
+    get(I), i32(15), add, get(LAST), gtU, brIf(1),
+    get(HAY), get(I), add, v128Load, get(FIRSTS), eq8,
+    get(HAY), get(I), add, get(N), add, i32(1), sub, v128Load, get(LASTS), eq8,
+    v128And, bitmask8, set(MASK),
+    block, loop,                                                         // each where both bytes agree
+      get(MASK), eqz, brIf(1),
+      get(HAY), get(I), add, get(MASK), ctz, add, get(NEEDLE), get(N), call(EQUAL),
+      if_, get(I), get(MASK), ctz, add, return_, end,
+      get(MASK), get(MASK), i32(1), sub, and, set(MASK),
+    br(0), end, end,
+    get(I), i32(16), add, set(I),
+  br(0), end, end,
+  block, loop,                                                           // the last few, one at a time
+    get(I), get(LAST), gtU, brIf(1),
+    get(HAY), get(I), add, get(NEEDLE), get(N), call(EQUAL),
+    if_, get(I), return_, end,
+    get(I), i32(1), add, set(I),
+  br(0), end, end,
+  i32(-1),
+]);
+
+// $equal's parameters and local.
+const A = 0, B = 1, COUNT = 2, K = 3;
+
+// deno-fmt-ignore
+const equal = body([[1, I32]], [
+  block, loop,
+    get(K), get(COUNT), geU, brIf(1),
+    get(A), get(K), add, load8, get(B), get(K), add, load8, ne, if_, i32(0), return_, end,
+    get(K), i32(1), add, set(K),
+  br(0), end, end,
+  i32(1),
+]);
+
+const MODULE_BYTES = new Uint8Array([
+  ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00], // "\0asm", version 1
+  ...section(1, vector([[0x60, 4, I32, I32, I32, I32, 1, I32], [0x60, 3, I32, I32, I32, 1, I32]])), // types
+  ...section(3, vector([[0], [1]])), // $find and $equal, of those types
+  ...section(5, vector([[0x00, 1]])), // one memory of at least one page
+  ...section(7, vector([[...name("memory"), 0x02, 0], [...name("find"), 0x00, FIND]])), // exports
+  ...section(10, vector([find, equal])), // code
+]);
+
+let compiled: WebAssembly.Module | null = null; // compiled on first use, once per process
+
+interface Exports {
+  memory: WebAssembly.Memory;
+  find(hay: number, length: number, needle: number, n: number): number;
+}
+
+/**
+ * One needle's search, in a memory of its own: the block searched at offset 0 (`WASM_BLOCK_BYTES`, and the
+ * needle's length less one byte of the next, so a match across the seam is found in its own block), the
+ * needle after it. A window is searched a block at a time, each copied in once.
+ */
+export class WasmFinder {
+  readonly #exports: Exports;
+  readonly #memory: Uint8Array;
+  readonly #needleAt: number;
+  readonly #needleLength: number;
+  #window: Uint8Array | null = null; // whose block the memory holds
+  #start = 0; // where that block starts in it
+  #length = 0; // and its length
+
+  constructor(needle: Uint8Array) {
+    compiled ??= new WebAssembly.Module(MODULE_BYTES);
+    this.#exports = new WebAssembly.Instance(compiled).exports as unknown as Exports;
+    this.#needleAt = WASM_BLOCK_BYTES + needle.length;
+    this.#needleLength = needle.length;
+    const pages = Math.ceil((this.#needleAt + needle.length) / PAGE_BYTES);
+    this.#exports.memory.grow(pages - 1);
+    this.#memory = new Uint8Array(this.#exports.memory.buffer);
+    this.#memory.set(needle, this.#needleAt);
+  }
+
+  /** The first match in `window` at or after `from`, or -1. */
+  find(window: Uint8Array, from: number): number {
+    const n = this.#needleLength;
+    for (let at = Math.max(from, 0); at + n <= window.length; at = this.#start + WASM_BLOCK_BYTES) {
+      const start = at - (at % WASM_BLOCK_BYTES);
+      if (window !== this.#window || start !== this.#start) {
+        this.#length = Math.min(window.length - start, WASM_BLOCK_BYTES + n - 1);
+        this.#memory.set(window.subarray(start, start + this.#length), 0);
+        [this.#window, this.#start] = [window, start];
+      }
+      const i = this.#exports.find(at - start, this.#length - (at - start), this.#needleAt, n);
+      if (i >= 0) return at + i; // it starts in this block: the overlap is too short to hold another
+    }
+    return -1;
+  }
+}

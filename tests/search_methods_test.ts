@@ -73,6 +73,13 @@ test("a match at the very start or end of the window, or the whole window, is fo
     assert.equal(method(needle)(Buffer.from("Qz7é"))(0), 0, name);
     assert.equal(method(needle)(Buffer.from("Qz7"))(0), -1, name);
     assert.equal(method(needle)(Buffer.from(""))(0), -1, name);
+    // No caller searches for nothing (a query is never empty), but both answer as `Buffer#indexOf` does.
+    assert.deepEqual([0, 1, 3, 5].map((from) => method(Buffer.alloc(0))(Buffer.from("abc"))(from)), [
+      0,
+      1,
+      3,
+      3,
+    ]);
     // The needle's first byte occurs often, and just before the end, without a match.
     assert.equal(method(needle)(Buffer.from("QQQQQQQQQQQQQQQQ".repeat(100) + "Qz7"))(0), -1, name);
   }

@@ -158,9 +158,10 @@ interface Exports {
 }
 
 /**
- * One needle's search, in a memory of its own: the block searched at offset 0 (`WASM_BLOCK_BYTES`, and the
- * needle's length less one byte of the next, so a match across the seam is found in its own block), the
- * needle after it. A window is searched a block at a time, each copied in once.
+ * One needle's search, in a memory of its own: the block searched at offset 0 (`WASM_BLOCK_BYTES` of the
+ * window and the `needle - 1` bytes after them, so a match across the seam is found in its own block), the
+ * needle after it. A window is searched a block at a time, each copied in once, so its bytes must not change
+ * while it is searched (each window the scan reads is a new `subarray`).
  */
 export class WasmFinder {
   readonly #exports: Exports;
@@ -182,9 +183,10 @@ export class WasmFinder {
     this.#memory.set(needle, this.#needleAt);
   }
 
-  /** The first match in `window` at or after `from`, or -1. */
+  /** The first match in `window` at or after `from`, or -1 (an empty needle: as `Buffer#indexOf`). */
   find(window: Uint8Array, from: number): number {
     const n = this.#needleLength;
+    if (n === 0) return Math.min(Math.max(from, 0), window.length);
     for (let at = Math.max(from, 0); at + n <= window.length; at = this.#start + WASM_BLOCK_BYTES) {
       const start = at - (at % WASM_BLOCK_BYTES);
       if (window !== this.#window || start !== this.#start) {

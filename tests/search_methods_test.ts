@@ -132,6 +132,20 @@ test("needles of every length up to past a block, in haystacks of several blocks
   }
 });
 
+test("where the first and last byte agree almost everywhere, matches are still found exactly", () => {
+  // A long needle of `a`s in a haystack of them: the SIMD search spends its budget on each block and hands
+  // the block to `String#indexOf`; the matches lie inside blocks, across a seam, and at the very end.
+  const needle = Buffer.from(`${"a".repeat(200)}b${"a".repeat(54)}`);
+  const haystack = Buffer.alloc(3 * WASM_BLOCK_BYTES + 300, "a");
+  const at = [1_000, WASM_BLOCK_BYTES - 100, 2 * WASM_BLOCK_BYTES + 7_000, haystack.length - needle.length];
+  for (const start of at) needle.copy(haystack, start);
+  const want = naive(haystack, needle);
+  assert.deepEqual(want, at, "the haystack holds the needle where it was put");
+  for (const [name, method] of METHODS) {
+    assert.deepEqual(allMatches(method, haystack, needle, (m) => m + 1), want, name);
+  }
+});
+
 test("one needle's search over several windows in turn answers for the window it is given", () => {
   const needle = Buffer.from("Qz7");
   const a = Buffer.alloc(3 * WASM_BLOCK_BYTES, "a");
@@ -152,6 +166,27 @@ test("one needle's search over several windows in turn answers for the window it
     const cut = Buffer.from(`${"a".repeat(31)}Qz`);
     assert.equal(search(whole)(0), 31, name);
     assert.equal(search(cut)(0), -1, `${name}: nothing is read past the window`);
+  }
+});
+
+test("searches for different needles, taken in turn as concurrent calls take them, each find their own", () => {
+  const B = WASM_BLOCK_BYTES;
+  const haystack = Buffer.alloc(3 * B, "a");
+  const long = Buffer.from(`Qz7${"x".repeat(5_000)}`); // grows the memory that the searches share
+  haystack.write("Qz7", 100);
+  haystack.write("Qz7", B + 200);
+  long.copy(haystack, B + 6_000);
+  haystack.write("Qz7", 2 * B + 9);
+  for (const [name, method] of METHODS) {
+    const short = method(Buffer.from("Qz7"))(haystack);
+    const longer = method(long)(haystack);
+    assert.equal(short(0), 100, name);
+    assert.equal(longer(0), B + 6_000, `${name}: the long needle, in the second block`);
+    // Not 200: the second block, now in the shared memory, is not the first one the short search read.
+    assert.equal(short(101), B + 200, `${name}: the short needle again, after the long one`);
+    assert.equal(longer(B + 6_001), -1, name);
+    assert.equal(short(B + 201), B + 6_000, name);
+    assert.equal(short(B + 6_001), 2 * B + 9, name);
   }
 });
 

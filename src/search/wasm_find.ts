@@ -7,28 +7,38 @@
  *
  * ```wat
  * (func $find (param $hay i32) (param $len i32) (param $needle i32) (param $n i32) (result i32)
- *   ;; the first match of the $n bytes at $needle in the $len bytes at $hay, or -1
+ *   ;; the first match of the $n bytes at $needle in the $len bytes at $hay, or -1; -2 once the bytes
+ *   ;; compared past the first and last (each candidate's agreeing prefix, and one more) exceed $len + 4096
  *   (if (i32.lt_u $len $n) (return -1))
  *   $last := $len - $n                          ;; the last position a match can start at
+ *   $budget := $len + 4096
  *   $firsts := i8x16.splat(needle[0])            ;; its first byte, 16 times
  *   $lasts := i8x16.splat(needle[$n - 1])        ;; its last byte, 16 times
  *   while ($i + 15 <= $last)                     ;; 16 positions at a time
  *     $mask := i8x16.bitmask(i8x16.eq(v128.load($hay + $i), $firsts)
  *                            & i8x16.eq(v128.load($hay + $i + $n - 1), $lasts))
  *     while ($mask != 0)                         ;; each position where both bytes agree
- *       (if ($equal $hay + $i + ctz($mask), $needle, $n) (return $i + ctz($mask)))
+ *       $agreed := ($agree $hay + $i + ctz($mask), $needle, $n)
+ *       (if ($agreed == $n) (return $i + ctz($mask)))
+ *       (if (($work += $agreed + 1) > $budget) (return -2))
  *       $mask &= $mask - 1
  *     $i += 16
  *   while ($i <= $last)                          ;; the last few positions, one at a time
- *     (if ($equal $hay + $i, $needle, $n) (return $i))
+ *     (if (($agree $hay + $i, $needle, $n) == $n) (return $i))
  *     $i += 1
  *   -1)
- * (func $equal (param $a i32) (param $b i32) (param $n i32) (result i32)  ;; 1 if the $n bytes are equal
+ * (func $agree (param $a i32) (param $b i32) (param $n i32) (result i32)
+ *   ;; how many of the $n bytes at $a and $b agree before the first that differs
  *   ...)
  * ```
  *
+ * The budget bounds the work a block can take: where the first and last byte agree at most positions (a
+ * long needle of `=` in a line of them), comparing byte by byte would cost the block's length times the
+ * needle's, and the block is searched by `String#indexOf` instead, whose work stays about linear.
+ *
  * @module
  */
+import type { Buffer } from "node:buffer";
 
 /** Bytes of a window copied in and searched at a time: a block that stays in the processor's cache. */
 export const WASM_BLOCK_BYTES = 64 * 1024;
@@ -49,9 +59,11 @@ const return_ = [0x0f];
 const call = (func: number) => [0x10, func];
 const get = (local: number) => [0x20, local];
 const set = (local: number) => [0x21, local];
+const tee = (local: number) => [0x22, local];
 const load8 = [0x2d, 0, 0]; // i32.load8_u, alignment 1, offset 0
 const i32 = (value: number) => [0x41, ...signedLeb(value)];
 const eqz = [0x45];
+const eq = [0x46];
 const ne = [0x47];
 const ltU = [0x49];
 const gtU = [0x4b];
@@ -97,13 +109,17 @@ const body = (locals: [number, number][], code: number[][]) => {
 };
 
 // $find's parameters and locals.
-const HAY = 0, LEN = 1, NEEDLE = 2, N = 3, I = 4, LAST = 5, MASK = 6, FIRSTS = 7, LASTS = 8;
-const FIND = 0, EQUAL = 1;
+const HAY = 0, LEN = 1, NEEDLE = 2, N = 3, I = 4, LAST = 5, MASK = 6, AGREED = 7, WORK = 8, BUDGET = 9;
+const FIRSTS = 10, LASTS = 11;
+const FIND = 0, AGREE = 1;
+/** What `$find` returns once its budget is spent. */
+const GAVE_UP = -2;
 
 // deno-fmt-ignore
-const find = body([[3, I32], [2, V128]], [
+const find = body([[6, I32], [2, V128]], [
   get(LEN), get(N), ltU, if_, i32(-1), return_, end,                     // shorter than the needle: -1
   get(LEN), get(N), sub, set(LAST),
+  get(LEN), i32(4096), add, set(BUDGET),
   get(NEEDLE), load8, splat8, set(FIRSTS),
   get(NEEDLE), get(N), add, i32(1), sub, load8, splat8, set(LASTS),
   block, loop,                                                           // 16 positions at a time
@@ -113,44 +129,43 @@ const find = body([[3, I32], [2, V128]], [
     v128And, bitmask8, set(MASK),
     block, loop,                                                         // each where both bytes agree
       get(MASK), eqz, brIf(1),
-      get(HAY), get(I), add, get(MASK), ctz, add, get(NEEDLE), get(N), call(EQUAL),
-      if_, get(I), get(MASK), ctz, add, return_, end,
+      get(HAY), get(I), add, get(MASK), ctz, add, get(NEEDLE), get(N), call(AGREE), tee(AGREED),
+      get(N), eq, if_, get(I), get(MASK), ctz, add, return_, end,
+      get(WORK), get(AGREED), add, i32(1), add, tee(WORK), get(BUDGET), gtU, if_, i32(GAVE_UP), return_, end,
       get(MASK), get(MASK), i32(1), sub, and, set(MASK),
     br(0), end, end,
     get(I), i32(16), add, set(I),
   br(0), end, end,
   block, loop,                                                           // the last few, one at a time
     get(I), get(LAST), gtU, brIf(1),
-    get(HAY), get(I), add, get(NEEDLE), get(N), call(EQUAL),
+    get(HAY), get(I), add, get(NEEDLE), get(N), call(AGREE), get(N), eq,
     if_, get(I), return_, end,
     get(I), i32(1), add, set(I),
   br(0), end, end,
   i32(-1),
 ]);
 
-// $equal's parameters and local.
+// $agree's parameters and local.
 const A = 0, B = 1, COUNT = 2, K = 3;
 
 // deno-fmt-ignore
-const equal = body([[1, I32]], [
+const agree = body([[1, I32]], [
   block, loop,
     get(K), get(COUNT), geU, brIf(1),
-    get(A), get(K), add, load8, get(B), get(K), add, load8, ne, if_, i32(0), return_, end,
+    get(A), get(K), add, load8, get(B), get(K), add, load8, ne, brIf(1),
     get(K), i32(1), add, set(K),
   br(0), end, end,
-  i32(1),
+  get(K),
 ]);
 
 const MODULE_BYTES = new Uint8Array([
   ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00], // "\0asm", version 1
   ...section(1, vector([[0x60, 4, I32, I32, I32, I32, 1, I32], [0x60, 3, I32, I32, I32, 1, I32]])), // types
-  ...section(3, vector([[0], [1]])), // $find and $equal, of those types
+  ...section(3, vector([[0], [1]])), // $find and $agree, of those types
   ...section(5, vector([[0x00, 1]])), // one memory of at least one page
   ...section(7, vector([[...name("memory"), 0x02, 0], [...name("find"), 0x00, FIND]])), // exports
-  ...section(10, vector([find, equal])), // code
+  ...section(10, vector([find, agree])), // code
 ]);
-
-let compiled: WebAssembly.Module | null = null; // compiled on first use, once per process
 
 interface Exports {
   memory: WebAssembly.Memory;
@@ -158,44 +173,70 @@ interface Exports {
 }
 
 /**
- * One needle's search, in a memory of its own: the block searched at offset 0 (`WASM_BLOCK_BYTES` of the
+ * The one instance of the module in the process, which every finder shares: `find` is synchronous, so a
+ * finder loads its needle (and then its blocks) whenever it finds another finder's there. One memory, grown to
+ * the longest needle searched for, rather than one a call: each reserves gigabytes of address space.
+ */
+let shared: { exports: Exports; bytes: Uint8Array; owner: WasmFinder | null } | null = null;
+
+/** The shared instance, its memory large enough for a block and a needle of `needleLength` bytes. */
+function instanceFor(needleLength: number): NonNullable<typeof shared> {
+  if (shared === null) {
+    const exports = new WebAssembly.Instance(new WebAssembly.Module(MODULE_BYTES))
+      .exports as unknown as Exports;
+    shared = { exports, bytes: new Uint8Array(exports.memory.buffer), owner: null };
+  }
+  const needed = WASM_BLOCK_BYTES + 2 * needleLength;
+  if (shared.bytes.length < needed) {
+    shared.exports.memory.grow(Math.ceil((needed - shared.bytes.length) / PAGE_BYTES));
+    shared.bytes = new Uint8Array(shared.exports.memory.buffer);
+  }
+  return shared;
+}
+
+/**
+ * One needle's search. In the shared memory, the block searched sits at offset 0 (`WASM_BLOCK_BYTES` of the
  * window and the `needle - 1` bytes after them, so a match across the seam is found in its own block), the
  * needle after it. A window is searched a block at a time, each copied in once, so its bytes must not change
  * while it is searched (each window the scan reads is a new `subarray`).
  */
 export class WasmFinder {
-  readonly #exports: Exports;
-  readonly #memory: Uint8Array;
-  readonly #needleAt: number;
-  readonly #needleLength: number;
-  #window: Uint8Array | null = null; // whose block the memory holds
+  readonly #needle: Buffer;
+  readonly #text: string; // the needle read as latin1, for a block past the module's budget
+  #window: Buffer | null = null; // whose block the memory holds
   #start = 0; // where that block starts in it
   #length = 0; // and its length
 
-  constructor(needle: Uint8Array) {
-    compiled ??= new WebAssembly.Module(MODULE_BYTES);
-    this.#exports = new WebAssembly.Instance(compiled).exports as unknown as Exports;
-    this.#needleAt = WASM_BLOCK_BYTES + needle.length;
-    this.#needleLength = needle.length;
-    const pages = Math.ceil((this.#needleAt + needle.length) / PAGE_BYTES);
-    this.#exports.memory.grow(pages - 1);
-    this.#memory = new Uint8Array(this.#exports.memory.buffer);
-    this.#memory.set(needle, this.#needleAt);
+  constructor(needle: Buffer) {
+    this.#needle = needle;
+    this.#text = needle.toString("latin1");
   }
 
   /** The first match in `window` at or after `from`, or -1 (an empty needle: as `Buffer#indexOf`). */
-  find(window: Uint8Array, from: number): number {
-    const n = this.#needleLength;
+  find(window: Buffer, from: number): number {
+    const n = this.#needle.length;
     if (n === 0) return Math.min(Math.max(from, 0), window.length);
+    const wasm = instanceFor(n);
+    const needleAt = WASM_BLOCK_BYTES + n;
+    if (wasm.owner !== this) {
+      wasm.bytes.set(this.#needle, needleAt);
+      wasm.owner = this;
+      this.#window = null; // another finder's blocks were loaded since
+    }
     for (let at = Math.max(from, 0); at + n <= window.length; at = this.#start + WASM_BLOCK_BYTES) {
       const start = at - (at % WASM_BLOCK_BYTES);
       if (window !== this.#window || start !== this.#start) {
         this.#length = Math.min(window.length - start, WASM_BLOCK_BYTES + n - 1);
-        this.#memory.set(window.subarray(start, start + this.#length), 0);
+        wasm.bytes.set(window.subarray(start, start + this.#length), 0);
         [this.#window, this.#start] = [window, start];
       }
-      const i = this.#exports.find(at - start, this.#length - (at - start), this.#needleAt, n);
-      if (i >= 0) return at + i; // it starts in this block: the overlap is too short to hold another
+      // A match found in this block starts in it: the overlap is too short to hold one that starts after it.
+      const i = wasm.exports.find(at - start, this.#length - (at - start), needleAt, n);
+      if (i >= 0) return at + i;
+      if (i === GAVE_UP) {
+        const j = window.toString("latin1", start, start + this.#length).indexOf(this.#text, at - start);
+        if (j >= 0) return start + j;
+      }
     }
     return -1;
   }

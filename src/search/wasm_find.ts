@@ -206,6 +206,7 @@ export class WasmFinder {
   #window: Buffer | null = null; // whose block the memory holds
   #start = 0; // where that block starts in it
   #length = 0; // and its length
+  #blockText: string | null = null; // that block read as latin1, once it spent the module's budget
 
   constructor(needle: Buffer) {
     this.#needle = needle;
@@ -228,15 +229,18 @@ export class WasmFinder {
       if (window !== this.#window || start !== this.#start) {
         this.#length = Math.min(window.length - start, WASM_BLOCK_BYTES + n - 1);
         wasm.bytes.set(window.subarray(start, start + this.#length), 0);
-        [this.#window, this.#start] = [window, start];
+        [this.#window, this.#start, this.#blockText] = [window, start, null];
       }
       // A match found in this block starts in it: the overlap is too short to hold one that starts after it.
-      const i = wasm.exports.find(at - start, this.#length - (at - start), needleAt, n);
-      if (i >= 0) return at + i;
-      if (i === GAVE_UP) {
-        const j = window.toString("latin1", start, start + this.#length).indexOf(this.#text, at - start);
-        if (j >= 0) return start + j;
+      if (this.#blockText === null) {
+        const i = wasm.exports.find(at - start, this.#length - (at - start), needleAt, n);
+        if (i >= 0) return at + i;
+        if (i !== GAVE_UP) continue;
+        // A block that defeats the filter: searched as a string from here on, each later find in it too.
+        this.#blockText = window.toString("latin1", start, start + this.#length);
       }
+      const j = this.#blockText.indexOf(this.#text, at - start);
+      if (j >= 0) return start + j;
     }
     return -1;
   }

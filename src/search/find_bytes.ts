@@ -1,7 +1,7 @@
 /**
  * The substring search `search_text` runs over each window (and `search_files` over each listing): two
- * methods with the same answers, the port
- * naming the one its runtime runs fast (`FsPort.byteSearch`), never chosen by timing.
+ * methods with the same answers, the port naming the one its runtime runs fast (`FsPort.byteSearch`), never
+ * chosen by timing.
  *
  * @module
  */

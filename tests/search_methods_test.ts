@@ -92,7 +92,7 @@ test("a match across a seam between blocks is found once, in the block where it 
     // One match per haystack: starting before, across, at and after a seam, ending at it, and at the end.
     const starts = [0, C - L - 1, C - L, C - L + 1, C - 1, C, C + 1, 2 * C - 1, 2 * C + 16 - L];
     for (const at of starts) {
-      const haystack = Buffer.alloc(2 * C + 16, "a"); // not a whole number of chunks
+      const haystack = Buffer.alloc(2 * C + 16, "a"); // not a whole number of blocks
       needle.copy(haystack, at);
       assert.deepEqual(naive(haystack, needle), [at], `the haystack holds one match at ${at}`);
       for (const [name, method] of METHODS) {

@@ -192,7 +192,7 @@ test("searches for different needles, taken in turn as concurrent calls take the
 
 test("the path search finds the same pages with either method, across block seams", async () => {
   // One directory whose listing spans several blocks, names of one, two, three and four UTF-8 bytes
-  // per character, and a subdirectory between runs of files; matches fall near and across chunk seams.
+  // per character, and a subdirectory between runs of files; matches fall near and across block seams.
   const names: string[] = [];
   for (let i = 0; names.length < 14_000; i++) {
     const word = ["q", "é", "本", "\u{1F600}"][i % 4];

@@ -1,7 +1,8 @@
 /**
  * A substring search in WebAssembly SIMD, for a runtime whose `Buffer#indexOf` is not native code (Deno):
  * the bytes are copied, a block at a time, into memory the module owns, so a search allocates nothing per
- * block and leaves no garbage behind, however many bytes it reads.
+ * block and leaves no garbage behind, however many bytes it reads (but for a block that defeats its filter,
+ * which it searches as a string: see the budget below).
  *
  * The module is assembled here from named instructions, so it can be read. In the text format:
  *

@@ -7,7 +7,7 @@
  */
 import { SERVER_INFO_META_KEY } from "@modelcontextprotocol/server";
 import { utf8Length } from "./bytes.ts";
-import type { JsonSink, JsonWriter } from "./page.ts";
+import type { JsonSink, JsonWriter, Page } from "./page.ts";
 
 /** What fitting needs of the response: the request's id, the line's ceiling, the `serverInfo` in `_meta`. */
 export interface Envelope {
@@ -75,6 +75,7 @@ export const STRING_BYTE_COST: Readonly<Uint8Array> = Uint8Array.from(
 );
 
 const encoder = new TextEncoder();
+const utf8 = new TextDecoder();
 const BLOCK = 16 * 1024; // bytes escaped per step: bounds how far a sink grows ahead of what it holds
 
 /** Per byte, what `JSON.stringify` writes for it inside a string when `escaped(byte)`, else `null`. */
@@ -85,6 +86,14 @@ const escapes = (escaped: (b: number) => boolean): readonly (Uint8Array | null)[
   );
 const STRING_ESCAPES = escapes((b) => b < 0x20 || b === 0x22 || b === 0x5c);
 const TEXT_ESCAPES = escapes((b) => b === 0x22 || b === 0x5c);
+/**
+ * Per byte, its `STRING_ESCAPES` escape escaped again by `TEXT_ESCAPES` (`\n` becomes `\\n`), else `null`: what
+ * the text block's copy holds for it. A byte with no string escape needs no text escape either (it is neither
+ * `"` nor `\`).
+ */
+const QUOTED_STRING_ESCAPES = STRING_ESCAPES.map((escape) =>
+  escape && Uint8Array.from([...escape].flatMap((b) => [...(TEXT_ESCAPES[b] ?? [b])]))
+);
 
 /** A growable byte buffer that lines are written into, reused from line to line. */
 export class ByteSink implements JsonSink {
@@ -118,6 +127,34 @@ export class ByteSink implements JsonSink {
 
   jsonString(utf8: Uint8Array): void {
     this.#escaped(utf8, 6, STRING_ESCAPES);
+  }
+
+  /**
+   * `jsonString`, and at once into `quoted` what `jsonText` would make of what it wrote: a string's two copies
+   * in a result line from one pass over its bytes.
+   */
+  jsonStringTwice(utf8: Uint8Array, quoted: ByteSink): void {
+    for (let from = 0; from < utf8.length; from += BLOCK) {
+      const to = Math.min(from + BLOCK, utf8.length);
+      const out = this.#reserve(6 * (to - from));
+      const outQuoted = quoted.#reserve(7 * (to - from)); // the widest: a `\u00XX` escaped again
+      let at = this.#length;
+      let atQuoted = quoted.#length;
+      for (let i = from; i < to; i++) {
+        const byte = utf8[i];
+        const escaped = STRING_ESCAPES[byte];
+        if (escaped === null) {
+          out[at++] = byte;
+          outQuoted[atQuoted++] = byte;
+          continue;
+        }
+        for (let k = 0; k < escaped.length; k++) out[at++] = escaped[k];
+        const twice = QUOTED_STRING_ESCAPES[byte]!;
+        for (let k = 0; k < twice.length; k++) outQuoted[atQuoted++] = twice[k];
+      }
+      this.#length = at;
+      quoted.#length = atQuoted;
+    }
   }
 
   /** Appends JSON text as the inside of a JSON string: a backslash before each `"` and `\`. */
@@ -165,6 +202,13 @@ export function toolResult(value: object, json: string = JSON.stringify(value)) 
  */
 type Recorded = { readonly value: object; readonly standIn: string; readonly write?: JsonWriter };
 
+/**
+ * Where a page recorded with a writer keeps it, hidden from JSON and schemas (a symbol key, not enumerable): on
+ * its `items`, which the SDK's copy of the structured content keeps as they are (as `carries` relies on). So a
+ * line written the plain way, its record gone (an id reused), is still made by the writer, not from a shape.
+ */
+const WRITER = Symbol("ptc-fs-mcp.writer");
+
 const STAND_IN_START = "\u0000ptc-fs-mcp:result:"; // then a serial number and a NUL: what `record` puts in a text block
 
 /** Whether `text` is a stand-in `ResultLines.record` made. */
@@ -183,8 +227,12 @@ export class ResultLines {
   readonly #standIns = new Map<string, Set<string>>(); // by the JSON of the request id: dropped once answered
   #serial = 0;
 
-  /** Records the result for request `id` and returns it for the SDK. Without `write`, its JSON text is used. */
+  /**
+   * Records the result for request `id` and returns it for the SDK. Without `write`, its JSON text is used; with
+   * it, `value` is a page, perhaps only its shape (`Reply#shape`), whose line `write` makes.
+   */
   record(id: string | number, value: object, write?: JsonWriter) {
+    if (write) Object.defineProperty((value as Page<unknown>).items, WRITER, { value: write });
     const standIn = `${STAND_IN_START}${this.#serial++}\u0000`;
     this.#recorded.set(standIn, { value, standIn, write });
     const key = JSON.stringify(id);
@@ -235,7 +283,31 @@ const STAND_INS: Record<string, string> = {
 };
 const MARK = /"\\u0000ptc-fs-mcp:(value|text)\\u0000"/; // a stand-in as JSON; split() keeps its name
 
-const valueJson = new ByteSink(); // the value's JSON, made once per line (lines are encoded one at a time)
+/**
+ * A value's two copies in a result line, written side by side by its `JsonWriter`: its JSON, and that JSON as
+ * the inside of a JSON string (the text block's). Reused from line to line (lines are encoded one at a time).
+ */
+class JsonCopies implements JsonSink {
+  readonly json = new ByteSink();
+  readonly quoted = new ByteSink();
+
+  clear(): void {
+    this.json.clear();
+    this.quoted.clear();
+  }
+
+  text(text: string): void {
+    const from = this.json.view().length;
+    this.json.text(text);
+    this.quoted.jsonText(this.json.view().subarray(from));
+  }
+
+  jsonString(utf8: Uint8Array): void {
+    this.json.jsonStringTwice(utf8, this.quoted);
+  }
+}
+
+const valueCopies = new JsonCopies();
 
 /**
  * Appends the line of `message`: the bytes of `JSON.stringify(message) + "\n"`, a recorded result's stand-in
@@ -264,7 +336,7 @@ export function encodeLine(message: unknown, sink: ByteSink, recorded?: Recorded
 
 /**
  * Writers of a recorded result's two copies: its JSON, and the text block holding that JSON as a string.
- * From the result's own writer, the JSON is written once as bytes and copied escaped; without one, from the
+ * From the result's own writer, both are written as bytes in one pass (`JsonCopies`); without one, from the
  * copies made when the value was measured (or now, natively, if it was not).
  */
 function writersOf({ value, write }: Recorded): Record<"value" | "text", (sink: ByteSink) => void> {
@@ -276,27 +348,43 @@ function writersOf({ value, write }: Recorded): Record<"value" | "text", (sink: 
       text: (sink) => sink.text(`[{"type":"text","text":${quoted}}]`),
     };
   }
-  valueJson.clear();
-  write(valueJson);
-  const json = valueJson.view();
+  valueCopies.clear();
+  write(valueCopies);
   return {
-    value: (sink) => sink.bytes(json),
+    value: (sink) => sink.bytes(valueCopies.json.view()),
     text: (sink) => {
       sink.text('[{"type":"text","text":"');
-      sink.jsonText(json);
+      sink.bytes(valueCopies.quoted.view());
       sink.text('"}]');
     },
   };
 }
 
-/** `JSON.stringify(message)`, a recorded result's stand-in replaced by the JSON of the structured content. */
+/**
+ * `JSON.stringify(message)`, a recorded result's stand-in replaced by the JSON of the structured content; a
+ * value recorded with a writer (perhaps only its shape) replaced by what that writer makes.
+ */
 function plainJson(message: unknown, result: { content?: unknown; structuredContent?: unknown } | undefined) {
   const block = textBlock(result);
   if (typeof block?.text !== "string" || !isStandIn(block.text)) return JSON.stringify(message);
-  const json = JSON.stringify(result?.structuredContent ?? null);
-  return JSON.stringify(message, function (this: unknown, key: string, value: unknown) {
-    return this === block && key === "text" ? json : value;
+  const structured = result?.structuredContent;
+  const items = (structured as Partial<Page<unknown>> | null | undefined)?.items;
+  const write = typeof items === "object" && items !== null
+    ? (items as { [WRITER]?: JsonWriter })[WRITER]
+    : undefined;
+  const json = write ? jsonOf(write) : JSON.stringify(structured ?? null);
+  const value = write ? JSON.parse(json) : structured;
+  return JSON.stringify(message, function (this: unknown, key: string, field: unknown) {
+    if (this === block && key === "text") return json;
+    return this === result && key === "structuredContent" ? value : field;
   });
+}
+
+/** The JSON a writer makes, as a string. */
+function jsonOf(write: JsonWriter): string {
+  valueCopies.clear();
+  write(valueCopies);
+  return utf8.decode(valueCopies.json.view());
 }
 
 /**

@@ -120,9 +120,12 @@ export function buildServer(
         // First, before anything is read, listed or written. Later walks start at the root entry, which must
         // still be the pinned root; `search_text`, which yields, checks again at its end.
         checkRoot(root);
-        const { value, writeJson } = (await tool.run(args as never, context)) as Reply<object>;
+        const reply = (await tool.run(args as never, context)) as Reply<object>;
         // A cancelled request gets no answer, so nothing would take its record back: make none.
-        return lines && !signal.aborted ? lines.record(requestId, value, writeJson) : toolResult(value);
+        if (!lines || signal.aborted) return toolResult(reply.value);
+        return reply.writeJson
+          ? lines.record(requestId, reply.shape, reply.writeJson)
+          : lines.record(requestId, reply.value);
       } catch (error) {
         return { isError: true, content: [{ type: "text" as const, text: failureText(error) }] };
       }

@@ -156,6 +156,58 @@ test("a page's own byte writer is used, and escapes bytes exactly as JSON.string
   );
 });
 
+test("a page recorded as its shape, texts left empty, is written whole by its writer, the plain way too", () => {
+  fc.assert(
+    fc.property(fc.array(text, { minLength: 1, maxLength: 4 }), (texts) => {
+      const page = { items: texts.map((t) => ({ text: t })), next_cursor: null, content_hash: "h" };
+      const write = (sink: { text(s: string): void; jsonString(b: Uint8Array): void }) => {
+        sink.text('{"items":[');
+        texts.forEach((t, i) => {
+          sink.text(`${i === 0 ? "" : ","}{"text":"`);
+          sink.jsonString(new TextEncoder().encode(t));
+          sink.text('"}');
+        });
+        sink.text('],"next_cursor":null,"content_hash":"h"}');
+      };
+      const shape = () => ({ ...page, items: texts.map(() => ({ text: "" })) });
+      const whole = (id: string | number) => sent(message(toolResult(page), id));
+      // From its record; with an id that holds a stand-in's mark; after a request that reused its id took it.
+      let lines = new ResultLines();
+      assert.equal(encoded(message(lines.record(1, shape(), write), 1), lines), whole(1));
+      const marked = "\u0000ptc-fs-mcp:text\u0000";
+      lines = new ResultLines();
+      assert.equal(encoded(message(lines.record(marked, shape(), write), marked), lines), whole(marked));
+      lines = new ResultLines();
+      const [first, second] = [
+        message(lines.record(2, shape(), write), 2),
+        message(lines.record(2, shape(), write), 2),
+      ];
+      assert.equal(encoded(first, lines), whole(2));
+      assert.equal(
+        encoded(second, lines),
+        whole(2),
+        "its record dropped: made by the writer its items carry",
+      );
+      assert.equal(lines.size, 0);
+    }),
+    { numRuns: 200 },
+  );
+});
+
+test("a string's two copies are written in one pass across blocks, as JSON.stringify writes them", () => {
+  // Past the 16 KiB a step escapes, every special character on both sides of a step's edge.
+  const value = "x".repeat(16 * 1024 - 3) + SPECIAL.join("") + "y".repeat(20_000) + SPECIAL.join("");
+  const write = (sink: { text(s: string): void; jsonString(b: Uint8Array): void }) => {
+    sink.text('{"items":[{"text":"');
+    sink.jsonString(new TextEncoder().encode(value));
+    sink.text('"}],"next_cursor":null,"content_hash":"h"}');
+  };
+  const page = { items: [{ text: value }], next_cursor: null, content_hash: "h" };
+  const lines = new ResultLines();
+  const msg = message(lines.record(9, { ...page, items: [{ text: "" }] }, write), 9);
+  assert.equal(encoded(msg, lines), sent(message(toolResult(page), 9)));
+});
+
 test("the text block is the value's JSON, for pages and other results", () => {
   for (
     const value of [{ items: [{ path: 'a"b\n' }], next_cursor: null, content_hash: "h" }, {
@@ -207,14 +259,14 @@ test("records are found by the stand-in each result carries: reused ids, and a c
   const [first, second] = [record(1, "first"), record(1, "second")];
   assert.equal(encoded(second, lines), sent(second));
   assert.equal(encoded(first, lines), sent(first));
-  assert.deepEqual(written, ["second"]);
+  assert.deepEqual(written, ["second", "first"], "the plain way, still by the writer its page carries");
   assert.equal(lines.size, 0);
   // A cancelled request's record is dropped; a request that reused its id is still written whole.
   const cancelledTwin = record(2, "twin");
   lines.drop(2);
   assert.equal(lines.size, 0);
   assert.equal(encoded(cancelledTwin, lines), sent(cancelledTwin));
-  assert.deepEqual(written, ["second"], "written the plain way");
+  assert.deepEqual(written, ["second", "first", "twin"]);
 });
 
 test("no record outlives its request: answered, refused, or cancelled while in flight", async () => {

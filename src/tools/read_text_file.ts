@@ -109,36 +109,47 @@ export const readTextFile: Tool<typeof inputSchema, ReturnType<typeof pageSchema
       const cursorAt = (at: number) => ctx.cursors.issue(NAME, args, state, cursorPosition(at, size));
       // Every cursor of the file is as long, and one is signed only for a page that ends before the file.
       const ends = fitItems(ctx, bytes, offset, size, maxItems, () => cursorAt(0));
-      const items: Item[] = [];
-      for (let i = 0, start = 0; i < ends.length; start = ends[i++]) {
-        items.push({ byte_offset: offset + start, text: decodeValid(bytes.subarray(start, ends[i])) });
-      }
+      const starts = [0, ...ends.slice(0, -1)];
       const end = ends.at(-1) ?? 0;
       if (!sameContent(handle.stat(), info)) { // written in place while this page was read
         throw new ToolError(claims ? STALE_CURSOR_MESSAGE : CHANGED_WHILE_READ);
       }
-      const page: Page<Item> = {
-        items,
+      // The page with its texts left empty: the binary writes the line from the bytes, and decodes none.
+      const shape: Page<Item> = {
+        items: starts.map((start) => ({ byte_offset: offset + start, text: "" })),
         next_cursor: offset + end < size ? cursorAt(offset + end) : null,
         content_hash: new Digest().bytes(bytes.subarray(0, end)).contentHash(),
       };
       const pageBytes = bytes.slice(0, end); // a copy: the read buffer serves the next call
-      return { value: page, writeJson: (sink) => writePageJson(sink, page, pageBytes, ends) };
+      let page: Page<Item> | undefined;
+      return {
+        shape,
+        get value() {
+          return page ??= {
+            ...shape,
+            items: shape.items.map(({ byte_offset }, i) => ({
+              byte_offset,
+              text: decodeValid(pageBytes.subarray(starts[i], ends[i])),
+            })),
+          };
+        },
+        writeJson: (sink) => writePageJson(sink, shape, pageBytes, ends),
+      };
     } finally {
       handle.close();
     }
   },
 };
 
-/** Writes the UTF-8 of `JSON.stringify(page)` from the bytes its items were decoded from. */
-function writePageJson(sink: JsonSink, page: Page<Item>, bytes: Uint8Array, ends: readonly number[]): void {
+/** Writes the UTF-8 of the page's `JSON.stringify`, its texts from the bytes they are decoded from. */
+function writePageJson(sink: JsonSink, shape: Page<Item>, bytes: Uint8Array, ends: readonly number[]): void {
   sink.text('{"items":[');
   for (let i = 0, start = 0; i < ends.length; start = ends[i++]) {
-    sink.text(`${i === 0 ? "" : ","}{"byte_offset":${page.items[i].byte_offset},"text":"`);
+    sink.text(`${i === 0 ? "" : ","}{"byte_offset":${shape.items[i].byte_offset},"text":"`);
     sink.jsonString(bytes.subarray(start, ends[i]));
     sink.text('"}');
   }
-  const { next_cursor, content_hash } = page;
+  const { next_cursor, content_hash } = shape;
   sink.text(`],"next_cursor":${JSON.stringify(next_cursor)},"content_hash":${JSON.stringify(content_hash)}}`);
 }
 

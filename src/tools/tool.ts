@@ -23,8 +23,15 @@ export type Annotations = Readonly<
   Record<"readOnlyHint" | "destructiveHint" | "idempotentHint" | "openWorldHint", boolean>
 >;
 
-/** What a handler returns: its result, and optionally a writer of the result's JSON as bytes. */
-export type Reply<T> = { readonly value: T; readonly writeJson?: JsonWriter };
+/**
+ * What a handler returns: its result, and for one written from bytes (a read page) also `writeJson`, a writer of
+ * its JSON, and `shape`, the result with every string the writer takes from bytes left empty. When the binary's
+ * transport writes the line with `writeJson`, the SDK checks `shape` against the output schema, and `value`
+ * (which a read page decodes only when asked) is never made.
+ */
+export type Reply<T> =
+  | { readonly value: T; readonly writeJson?: undefined }
+  | { readonly value: T; readonly writeJson: JsonWriter; readonly shape: T };
 
 /** A tool: its MCP metadata, schemas, and handler. */
 export interface Tool<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {

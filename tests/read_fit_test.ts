@@ -11,12 +11,13 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import fc from "fast-check";
-import { RUNTIME, structured, toolErrorText, withServer } from "./_harness.ts";
-import { type InProcessServer, withInProcess } from "./_inprocess.ts";
+import { makeRoot, RUNTIME, structured, toolErrorText, withServer } from "./_harness.ts";
+import { type InProcessServer, toolContext, withInProcess } from "./_inprocess.ts";
+import { openRoot } from "../mod.ts";
 import { charBoundary } from "../src/bytes.ts";
 import { CursorCodec } from "../src/cursor.ts";
-import { cursorPosition } from "../src/tools/read_text_file.ts";
-import { encodedSize, type Envelope, itemCost, STRING_BYTE_COST } from "../src/result_line.ts";
+import { cursorPosition, readTextFile } from "../src/tools/read_text_file.ts";
+import { ByteSink, encodedSize, type Envelope, itemCost, STRING_BYTE_COST } from "../src/result_line.ts";
 import { SERVER_NAME, VERSION } from "../src/version.ts";
 
 const ENVELOPE: Envelope = { requestId: 7, maxBytes: 0, serverInfo: { name: SERVER_NAME, version: VERSION } };
@@ -230,4 +231,39 @@ test(`${RUNTIME}: files larger than one validation read: characters across reads
       );
     }
   });
+});
+
+test("a read page's value is the JSON its writer makes from the bytes, and its shape that value less its texts", async () => {
+  const files = {
+    "empty.txt": "",
+    "small.txt": 'a"b\\c\n\t é\u2028😀',
+    "big.txt": 'x\u00e9"\n'.repeat(30_000), // several items a page, and several pages
+  };
+  const temp = makeRoot(files);
+  try {
+    const ctx = toolContext(openRoot({ root: temp.path, include: ["**"] }));
+    for (const path of Object.keys(files)) {
+      for (const limit of [undefined, 1]) {
+        let text = "";
+        let cursor: string | undefined;
+        do {
+          const reply = await readTextFile.run({ path, limit, cursor }, ctx);
+          assert.ok(reply.writeJson, "a read page is written from its bytes");
+          const sink = new ByteSink(16);
+          reply.writeJson(sink);
+          const { value } = reply;
+          assert.equal(new TextDecoder().decode(sink.view()), JSON.stringify(value), path);
+          assert.deepEqual(reply.shape, {
+            ...value,
+            items: value.items.map((item) => ({ ...item, text: "" })),
+          });
+          text += value.items.map((item) => item.text).join("");
+          cursor = (value.next_cursor as string | null) ?? undefined;
+        } while (cursor);
+        assert.equal(text, files[path as keyof typeof files], `${path}: the pages' texts are the file`);
+      }
+    }
+  } finally {
+    temp.cleanup();
+  }
 });

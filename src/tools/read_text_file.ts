@@ -109,7 +109,7 @@ export const readTextFile: Tool<typeof inputSchema, ReturnType<typeof pageSchema
       const cursorAt = (at: number) => ctx.cursors.issue(NAME, args, state, cursorPosition(at, size));
       // Every cursor of the file is as long, and one is signed only for a page that ends before the file.
       const ends = fitItems(ctx, bytes, offset, size, maxItems, () => cursorAt(0));
-      const starts = [0, ...ends.slice(0, -1)];
+      const starts = ends.map((_, i) => i === 0 ? 0 : ends[i - 1]); // where each item begins in the bytes
       const end = ends.at(-1) ?? 0;
       if (!sameContent(handle.stat(), info)) { // written in place while this page was read
         throw new ToolError(claims ? STALE_CURSOR_MESSAGE : CHANGED_WHILE_READ);

@@ -75,7 +75,7 @@ export const STRING_BYTE_COST: Readonly<Uint8Array> = Uint8Array.from(
 );
 
 const encoder = new TextEncoder();
-const utf8 = new TextDecoder();
+const decoder = new TextDecoder();
 const BLOCK = 16 * 1024; // bytes escaped per step: bounds how far a sink grows ahead of what it holds
 
 /** Per byte, what `JSON.stringify` writes for it inside a string when `escaped(byte)`, else `null`. */
@@ -384,7 +384,7 @@ function plainJson(message: unknown, result: { content?: unknown; structuredCont
 function jsonOf(write: JsonWriter): string {
   valueCopies.clear();
   write(valueCopies);
-  return utf8.decode(valueCopies.json.view());
+  return decoder.decode(valueCopies.json.view());
 }
 
 /**

@@ -29,6 +29,7 @@ import {
 } from "../src/cli/stdio.ts";
 import { ByteSink, encodedSize, encodeLine, ResultLines, toolResult } from "../src/result_line.ts";
 import { buildServer } from "../src/server.ts";
+import type { JsonWriter } from "../src/page.ts";
 
 const decoder = new TextDecoder();
 
@@ -132,6 +133,19 @@ test("a page measured by encodedSize is written from what was measured: the same
   );
 });
 
+/** The writer of the page `{items: [{text}...], next_cursor: null, content_hash: "h"}`, from the texts' bytes. */
+function pageWriter(texts: readonly string[]): JsonWriter {
+  return (sink) => {
+    sink.text('{"items":[');
+    texts.forEach((t, i) => {
+      sink.text(`${i === 0 ? "" : ","}{"text":"`);
+      sink.jsonString(new TextEncoder().encode(t));
+      sink.text('"}');
+    });
+    sink.text('],"next_cursor":null,"content_hash":"h"}');
+  };
+}
+
 test("a page's own byte writer is used, and escapes bytes exactly as JSON.stringify does", () => {
   fc.assert(
     fc.property(fc.array(text, { maxLength: 5 }), (texts) => {
@@ -140,13 +154,7 @@ test("a page's own byte writer is used, and escapes bytes exactly as JSON.string
       const lines = new ResultLines();
       const result = lines.record(3, page, (sink) => {
         used = true;
-        sink.text('{"items":[');
-        texts.forEach((t, i) => {
-          sink.text(`${i === 0 ? "" : ","}{"text":"`);
-          sink.jsonString(new TextEncoder().encode(t));
-          sink.text('"}');
-        });
-        sink.text('],"next_cursor":null,"content_hash":"h"}');
+        pageWriter(texts)(sink);
       });
       const msg = message(result, 3);
       assert.equal(encoded(msg, lines), sent(msg));
@@ -160,15 +168,7 @@ test("a page recorded as its shape, texts left empty, is written whole by its wr
   fc.assert(
     fc.property(fc.array(text, { minLength: 1, maxLength: 4 }), (texts) => {
       const page = { items: texts.map((t) => ({ text: t })), next_cursor: null, content_hash: "h" };
-      const write = (sink: { text(s: string): void; jsonString(b: Uint8Array): void }) => {
-        sink.text('{"items":[');
-        texts.forEach((t, i) => {
-          sink.text(`${i === 0 ? "" : ","}{"text":"`);
-          sink.jsonString(new TextEncoder().encode(t));
-          sink.text('"}');
-        });
-        sink.text('],"next_cursor":null,"content_hash":"h"}');
-      };
+      const write = pageWriter(texts);
       const shape = () => ({ ...page, items: texts.map(() => ({ text: "" })) });
       const whole = (id: string | number) => sent(message(toolResult(page), id));
       // From its record; with an id that holds a stand-in's mark; after a request that reused its id took it.
@@ -197,11 +197,7 @@ test("a page recorded as its shape, texts left empty, is written whole by its wr
 test("a string's two copies are written in one pass across blocks, as JSON.stringify writes them", () => {
   // Past the 16 KiB a step escapes, every special character on both sides of a step's edge.
   const value = "x".repeat(16 * 1024 - 3) + SPECIAL.join("") + "y".repeat(20_000) + SPECIAL.join("");
-  const write = (sink: { text(s: string): void; jsonString(b: Uint8Array): void }) => {
-    sink.text('{"items":[{"text":"');
-    sink.jsonString(new TextEncoder().encode(value));
-    sink.text('"}],"next_cursor":null,"content_hash":"h"}');
-  };
+  const write = pageWriter([value]);
   const page = { items: [{ text: value }], next_cursor: null, content_hash: "h" };
   const lines = new ResultLines();
   const msg = message(lines.record(9, { ...page, items: [{ text: "" }] }, write), 9);

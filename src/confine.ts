@@ -84,7 +84,9 @@ export function openServedFile(
     try {
       const info = handle.opened ?? handle.stat();
       // The no-follow open guards only the last component: after it, the parents (from the pinned root)
-      // must still be real directories listing it, and the path must still name the opened file.
+      // must still be real directories listing it, and the path must still name the opened file. Where the
+      // open cannot follow a link on the way (Node on Linux), this still refuses a parent replaced by a
+      // directory that spells the name otherwise, which an open on a case-folding filesystem reaches too.
       requireListed(root, rel);
       const now = root.lstat(rel);
       if (now !== null && now.ino === info.ino && now.dev === info.dev) return { handle, info };

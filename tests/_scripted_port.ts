@@ -10,7 +10,9 @@
  * a path through it reaches other files. A step armed with `before` or
  * `after` runs once, at the next call of that operation on that path,
  * before the call answers or after it did; a step that throws makes the
- * call fail.
+ * call fail. Made with `foldsCase`, it is a directory tree that folds case,
+ * as ext4's `casefold` or the default APFS: a path reaches a name stored in
+ * any spelling of it, and `readDir` gives each name as it is stored.
  *
  * @module
  */
@@ -65,14 +67,17 @@ export class ScriptedPort implements FsPort {
   openDescriptors = 0;
   readonly #nodes = new Map<string, Node>();
   readonly #steps: Step[] = [];
+  readonly #foldsCase: boolean;
   #lastIno = 100n;
   #clock = 0n;
 
   /**
    * @param files Relative paths and their text; a path ending in `/` is an
    *   empty directory. Parent directories are made as needed.
+   * @param options `foldsCase`: a path reaches a name stored in any spelling of it.
    */
-  constructor(files: Record<string, string>) {
+  constructor(files: Record<string, string>, options: { foldsCase?: boolean } = {}) {
+    this.#foldsCase = options.foldsCase ?? false;
     this.#nodes.set("", this.#node("directory"));
     this.#add(files, "");
   }
@@ -225,12 +230,21 @@ export class ScriptedPort implements FsPort {
   #find(rel: string): Node | null {
     const segments = rel === "" ? [] : rel.split("/");
     for (let i = 0; i <= segments.length; i++) {
-      const node = this.#nodes.get(segments.slice(0, i).join("/"));
+      const node = this.#at(segments.slice(0, i).join("/"));
       if (node === undefined) return null;
       if (i === segments.length) return node;
       if (node.kind !== "directory" && node.kind !== "symlink") return null; // a link on the way is followed
     }
     return null;
+  }
+
+  /** The node stored at `rel`; on a fake that folds case, at any spelling of it. */
+  #at(rel: string): Node | undefined {
+    const exact = this.#nodes.get(rel);
+    if (exact !== undefined || !this.#foldsCase) return exact;
+    const folded = rel.toLowerCase();
+    for (const [path, node] of this.#nodes) if (path.toLowerCase() === folded) return node;
+    return undefined;
   }
 
   #set(rel: string, node: Node): void {

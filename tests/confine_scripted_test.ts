@@ -3,8 +3,9 @@
  * scripted port (`_scripted_port.ts`) instead of now and then on a real
  * disk (`deno task stress` runs those races): an open that meets a file
  * being replaced is tried again, a parent directory swapped for a link or a
- * root moved between the check and the open is refused after the open, and
- * a moved root refuses every tool before anything is read.
+ * root moved between the check and the open is refused after the open (and,
+ * on a filesystem that folds case, a parent replaced by one that spells the
+ * file otherwise), and a moved root refuses every tool before anything is read.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -17,10 +18,17 @@ import { fail, ScriptedPort } from "./_scripted_port.ts";
 const REPLACED = "a.txt was replaced while it was being opened; try again";
 const OUTSIDE = "OUTSIDE-BYTES-3c9";
 
-/** Serves the fake's root in-process, runs `fn`, and checks that every descriptor opened for a call was closed. */
-async function serve(fake: ScriptedPort, fn: (server: InProcessServer) => Promise<void>): Promise<void> {
+/**
+ * Serves the fake's root in-process (`exclude`: its exclude globs), runs `fn`, and checks that every descriptor
+ * opened for a call was closed and that no line carries outside bytes.
+ */
+async function serve(
+  fake: ScriptedPort,
+  fn: (server: InProcessServer) => Promise<void>,
+  exclude: string[] = [],
+): Promise<void> {
   const server = await InProcessServer.serve(
-    openRoot({ root: ScriptedPort.ROOT, include: ["**"], fs: fake }),
+    openRoot({ root: ScriptedPort.ROOT, include: ["**"], exclude, fs: fake }),
   );
   try {
     const held = fake.openDescriptors; // the root's own
@@ -110,6 +118,23 @@ test(`${RUNTIME}: a root swapped for a link between the check and the open is re
     // The call's last check of the root would drop the result; the open's own check reads nothing.
     assert.equal(fake.count("read", "a.txt"), 0, "not a byte read from the outside file");
   });
+});
+
+test(`${RUNTIME}: on a filesystem that folds case, a directory replaced by one spelling the file otherwise is refused after the open`, async () => {
+  const fake = new ScriptedPort({ "d/TOP.TXT": "served\n" }, { foldsCase: true });
+  // Between the check and the open, `d` is replaced by another directory that holds an excluded `top.txt`
+  // instead: the open of `d/TOP.TXT` reaches it, and so does the lstat of the path after the open. Only `d`'s
+  // listing, read again once its lstat shows another directory, says that `TOP.TXT` is no longer there.
+  fake.before("openRead", "d/TOP.TXT", () => {
+    fake.recreate("d");
+    fake.erase("d/TOP.TXT");
+    fake.write("d/top.txt", `${OUTSIDE}\n`);
+  });
+  await serve(fake, async (server) => {
+    assert.equal(toolErrorText(await read(server, "d/TOP.TXT")), "not found: d/TOP.TXT");
+    assert.equal(fake.count("openRead", "d/TOP.TXT"), 1);
+    assert.equal(fake.count("read", "d/TOP.TXT"), 0, "not a byte read from the excluded file");
+  }, ["**/top.txt"]);
 });
 
 /** One call of every tool. */

@@ -14,6 +14,7 @@ import { realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { ChildClient } from "./_client.ts";
 import { makeRoot, NODE_CLI, RUNTIME, serverCommand, type TempRoot } from "./_harness.ts";
 import { MAX_LIMIT, MAX_WRITE_BYTES_LIMIT } from "../src/limits.ts";
 
@@ -224,6 +225,41 @@ test("node: the npm command run by Deno says to run cli.ts instead, and serves n
       "ptc-fs-mcp: this is the Node.js command; on Deno run cli.ts (@ptcrunner/fs-mcp/cli)\n",
     );
   } finally {
+    root.cleanup();
+  }
+});
+
+test(`${RUNTIME}: the server starts and serves every tool without loading locale data`, async () => {
+  // Its first use costs 16–25 ms of start-up (a tool description once formatted a number with it).
+  const root = makeRoot({ "a.txt": "alpha\n", "d/b.txt": "beta\n" });
+  const { cmd, args } = serverCommand(root.path, ["--root", root.path, "--include", "**"]);
+  const guard = join(HERE, RUNTIME === "deno" ? "_no_locale.ts" : "_no_locale.js");
+  // Before the script: after `run` on Deno, first on Node.
+  args.splice(RUNTIME === "deno" ? 1 : 0, 0, RUNTIME === "deno" ? `--preload=${guard}` : `--import=${guard}`);
+  const server = new ChildClient(cmd, args);
+  try {
+    const tools = (await server.request("tools/list")).result.tools;
+    const searchText = tools.find((tool: { name: string }) => tool.name === "search_text");
+    assert.equal(
+      searchText.outputSchema.properties.items.items.properties.text.description,
+      "The whole line without its line break, cut to 1,024 bytes.",
+    );
+    for (
+      const [tool, toolArgs] of [
+        ["list_directory", {}],
+        ["search_files", { query: "txt" }],
+        ["search_text", { query: "a" }],
+        ["read_text_file", { path: "d/b.txt" }],
+        ["write_text_file", { path: "c.txt", content: "gamma\n" }],
+      ] as const
+    ) {
+      assert.equal((await server.call(tool, toolArgs)).result?.isError, undefined, tool);
+    }
+    assert.equal(await server.close(), 0);
+    assert.match(server.stderr, /^locale guard loaded$/m, "the guard must have run");
+    assert.doesNotMatch(server.stderr, /locale data used/);
+  } finally {
+    await server.kill();
     root.cleanup();
   }
 });

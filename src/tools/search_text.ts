@@ -32,11 +32,19 @@ import {
   type ToolContext,
 } from "./tool.ts";
 
+/**
+ * `n` with a comma between groups of three digits, as `toLocaleString("en-US")` writes it. Not that: the first
+ * `Intl` call loads the runtime's locale data, 16–25 ms of a start-up that needs none.
+ */
+function withThousands(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+$)/g, ",");
+}
+
 const item = z.object({
   path: z.string(),
   line: z.int().min(1).describe("1-based line number."),
   text: z.string().describe(
-    `The whole line without its line break, cut to ${MAX_LINE_TEXT_BYTES.toLocaleString("en-US")} bytes.`,
+    `The whole line without its line break, cut to ${withThousands(MAX_LINE_TEXT_BYTES)} bytes.`,
   ),
 });
 type Item = z.infer<typeof item> & Match;

@@ -1,8 +1,8 @@
 /**
  * The floors the benchmark measures the server against, one mode each:
  *
- * - `noop`: an SDK `McpServer` with one tool, `noop`, that has an input
- *   schema and answers "ok" (the small-read baseline);
+ * - `noop`: `bare_noop.mjs`, an SDK `McpServer` with one tool, `noop`, that
+ *   has an input schema and answers "ok" (the small-read baseline);
  * - `mcp PAGES`: an SDK `McpServer` whose `read_text_file`, with input and
  *   output schemas, replays from memory the pages recorded in the JSON-lines
  *   file PAGES;
@@ -373,7 +373,9 @@ function replay(cursor) {
   return { content: [{ type: "text", text: JSON.stringify(page) }], structuredContent: page };
 }
 
-if (mode === "raw") {
+if (mode === "noop") {
+  await import("./bare_noop.mjs");
+} else if (mode === "raw") {
   let pending = "";
   process.stdin.setEncoding("utf8");
   process.stdin.on("data", (chunk) => {
@@ -384,7 +386,7 @@ if (mode === "raw") {
       if (line.trim() !== "") answer(JSON.parse(line));
     }
   });
-} else if (["server", "mcp", "noop", "calls", "syscalls", "work", "extents"].includes(mode)) {
+} else if (["server", "mcp", "calls", "syscalls", "work", "extents"].includes(mode)) {
   const { McpServer, Server } = await import("@modelcontextprotocol/server");
   const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
   const z = await import("zod");
@@ -435,12 +437,6 @@ if (mode === "raw") {
           },
         );
       }
-    } else if (mode === "noop") {
-      server.registerTool(
-        "noop",
-        { description: "Does nothing.", inputSchema: z.strictObject({ path: z.string() }) },
-        () => ({ content: [{ type: "text", text: "ok" }] }),
-      );
     } else {
       server.registerTool(
         "read_text_file",

@@ -26,6 +26,11 @@ export interface Runtime {
    * and `work` make the recorded operations in, or the file `extents` reads (on Deno, read permission on it).
    */
   bare(mode: BareMode, pagesFile?: string, target?: string): RpcClient;
+  /**
+   * Node only: the `noop` floor (`bare_noop.mjs`) bundled into one minified file the way the npm bin is (the
+   * SDK's `browser` shims), which Node compiles at once rather than loading the SDK module by module.
+   */
+  bundledNoop?(): RpcClient;
   /** Runs a plain script of `scripts/bench/` with `args`, allowed to read `read`; returns its stdout. */
   script(name: string, args: string[], read: string[]): Promise<string>;
   /** Times the runtime's empty start, the cold-start baseline. */
@@ -72,6 +77,7 @@ function nodeRuntime({ repo, npm, profile }: Sources): Runtime {
         [`${npm}/.bench/bare_server.mjs`, mode, ...[pagesFile, target].filter((a) => a !== undefined)],
         `node ${mode}`,
       ),
+    bundledNoop: () => new RpcClient("node", [`${npm}/.bench/${BUNDLED_NOOP}`], "node bundled noop"),
     script: (name, args) => output("node", [`${repo}/scripts/bench/${name}`, ...args]),
     empty: () => timeSpawn("node", ["-e", "0"]),
     emptyText: "`node -e 0`",
@@ -124,10 +130,15 @@ export function runtimes(which: string, sources: Sources): Runtime[] {
   ];
 }
 
+/** `bare_noop.mjs` bundled with what it imports, in the npm build's `.bench/`. */
+const BUNDLED_NOOP = "bare_noop.bundle.mjs";
+
 /**
  * Makes the Node side runnable: builds the npm package when `dist/cli.js` is
- * missing, and puts `bare_server.mjs` beside its `node_modules`, where Node
- * resolves the SDK from.
+ * missing, puts `bare_server.mjs` and `bare_noop.mjs` beside its
+ * `node_modules`, where Node resolves the SDK from, and bundles the latter
+ * from there into one file as `scripts/build_npm.ts` bundles the bin
+ * (`bundledNoop`).
  */
 export async function prepareNode({ repo, npm }: Sources): Promise<void> {
   try {
@@ -143,7 +154,28 @@ export async function prepareNode({ repo, npm }: Sources): Promise<void> {
     if (!out.success) throw new Error("the npm build failed");
   }
   await Deno.mkdir(`${npm}/.bench`, { recursive: true });
-  await Deno.copyFile(`${repo}/scripts/bench/bare_server.mjs`, `${npm}/.bench/bare_server.mjs`);
+  for (const script of ["bare_server.mjs", "bare_noop.mjs"]) {
+    await Deno.copyFile(`${repo}/scripts/bench/${script}`, `${npm}/.bench/${script}`);
+  }
+  const bundle = await new Deno.Command(DENO, {
+    args: [
+      "bundle",
+      "--quiet",
+      "--no-config",
+      "--platform=node",
+      "--node-modules-dir=manual",
+      "--minify",
+      "--keep-names",
+      "--output",
+      `.bench/${BUNDLED_NOOP}`,
+      ".bench/bare_noop.mjs",
+    ],
+    cwd: npm,
+    env: { DENO_CONDITIONS: "browser" }, // the bin's condition: the SDK's shims without ajv
+    stdout: "inherit",
+    stderr: "inherit",
+  }).output();
+  if (!bundle.success) throw new Error("bundling bare_noop.mjs failed");
 }
 
 /** The machine and the runtimes' versions, for the report. */

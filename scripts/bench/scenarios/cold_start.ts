@@ -1,15 +1,17 @@
 /**
  * Cold start: spawn to the first `server/discover` response, against the
  * runtime's empty start (`node -e 0`, `deno eval 0`); and the same for a
- * bare SDK `McpServer` (`bare_server.mjs noop`), the floor: what loading the
- * SDK and answering discover costs on that runtime. On Node the floor loads
- * the SDK's files from `node_modules`, where the npm binary is one bundled file.
+ * bare SDK `McpServer` with one no-op tool (`bare_noop.mjs`), the floor: what
+ * loading the SDK and answering discover costs on that runtime. On Deno it
+ * is loaded module by module, as the server is; on Node, where the npm
+ * binary is one bundled file, the floor is that bare server bundled the same
+ * way (loaded from `node_modules`, it is shown for reference).
  *
  * @module
  */
 import { type Context, ms, type Outcome } from "../context.ts";
 import { smallCorpus } from "../corpus.ts";
-import { interleave, perRuntime, pick } from "../measure.ts";
+import { interleaveNamed, perRuntime, pick } from "../measure.ts";
 import { both, REFERENCE, type Row } from "../report.ts";
 import type { RpcClient } from "../rpc.ts";
 
@@ -26,18 +28,22 @@ export async function coldStart(ctx: Context): Promise<Outcome> {
       await client.close();
       return t;
     };
-    const r = await interleave(ctx.quick ? 5 : 15, [
-      () => rt.empty(),
-      start(() => rt.server(root)),
-      start(() => rt.bare("noop")),
-    ]);
-    const [empty, server, bare] = r.medians;
+    const { bundledNoop } = rt;
+    const { empty, server, bare, bundled } = await interleaveNamed(ctx.quick ? 5 : 15, {
+      empty: () => rt.empty(),
+      server: start(() => rt.server(root)),
+      bare: start(() => rt.bare("noop")),
+      bundled: bundledNoop && start(bundledNoop),
+    }) as Record<"empty" | "server" | "bare", number> & { bundled?: number };
+    const bundledText = bundled === undefined ? "" : ` (bundled ${ms(bundled)})`;
     notes.push(
-      `${rt.name} cold start ${ms(server)}, a bare SDK McpServer's ${ms(bare)}, ${rt.emptyText} ${ms(empty)}`,
+      `${rt.name} cold start ${ms(server)}, a bare SDK McpServer's ${
+        ms(bare)
+      }${bundledText}, ${rt.emptyText} ${ms(empty)}`,
     );
-    return { server: server / empty, bare: bare / empty };
+    return { server: server / empty, bare: bare / empty, bundled: bundled && bundled / empty };
   });
-  const row = (what: string, key: "server" | "bare", target: Row["target"]): Row => ({
+  const row = (what: string, key: "server" | "bare" | "bundled", target: Row["target"]): Row => ({
     section: "start",
     what,
     baseline: "`node -e 0` (Deno column: `deno eval 0`)",
@@ -53,6 +59,14 @@ export async function coldStart(ctx: Context): Promise<Outcome> {
         // A floor on Deno, which loads the server as it loads the SDK, module by module. Node's server is one
         // bundled file and loads faster than this SDK from node_modules: there it is no floor.
         floorOn: ["deno"],
+      },
+      {
+        ...row(
+          "the same bare server bundled into one file as the npm binary is (floor)",
+          "bundled",
+          REFERENCE,
+        ),
+        floorOn: ["node"],
       },
     ],
     notes,

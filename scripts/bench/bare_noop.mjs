@@ -11,6 +11,9 @@ import { McpServer } from "@modelcontextprotocol/server";
 import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import * as z from "zod";
 
+// The process's own streams, handed over: bundled with the SDK's `browser` shims, as the bin is, the SDK has none.
+const transport = new StdioServerTransport(process.stdin, process.stdout);
+
 serveStdio(() => {
   const server = new McpServer({ name: "bare-noop", version: "0" }, { capabilities: { tools: {} } });
   server.registerTool(
@@ -19,5 +22,4 @@ serveStdio(() => {
     () => ({ content: [{ type: "text", text: "ok" }] }),
   );
   return server;
-  // The process's own streams, given: bundled with the SDK's `browser` shims, as the bin is, it has none.
-}, { legacy: "reject", transport: new StdioServerTransport(process.stdin, process.stdout) });
+}, { legacy: "reject", transport });

@@ -146,6 +146,37 @@ test("where the first and last byte agree almost everywhere, matches are still f
   }
 });
 
+test("one match at any offset is found from any start, whichever 64 positions the search skips", () => {
+  // The SIMD search skips 64 positions at a time where neither the needle's first nor its last byte agrees,
+  // after 4 steps of 16 from its start and after each candidate: a match must be found wherever it falls
+  // against those strides, its last byte in the next 64 or not.
+  for (
+    const needle of [
+      Buffer.from("Q"),
+      Buffer.from("Qz"),
+      Buffer.from("Qz7\u00e9X9abcdefgh"),
+      Buffer.alloc(70, "Q"),
+    ]
+  ) {
+    const length = 300 + needle.length;
+    for (let at = 0; at + needle.length <= length; at++) {
+      const haystack = Buffer.alloc(length, "a");
+      needle.copy(haystack, at);
+      for (const from of [0, 1, 15, 16, 63, 64, 65, at - 1, at, at + 1]) {
+        if (from < 0) continue;
+        const want = from <= at ? at : -1;
+        for (const [name, method] of METHODS) {
+          assert.equal(
+            method(needle)(haystack)(from),
+            want,
+            `${name}: ${needle.length} bytes at ${at}, from ${from}`,
+          );
+        }
+      }
+    }
+  }
+});
+
 test("one needle's search over several windows in turn answers for the window it is given", () => {
   const needle = Buffer.from("Qz7");
   const a = Buffer.alloc(3 * WASM_BLOCK_BYTES, "a");

@@ -15,7 +15,16 @@
  *   $budget := $len + 4096
  *   $firsts := i8x16.splat(needle[0])            ;; its first byte, 16 times
  *   $lasts := i8x16.splat(needle[$n - 1])        ;; its last byte, 16 times
- *   while ($i + 15 <= $last)                     ;; 16 positions at a time
+ *   $steps := 4                                  ;; steps of 16 owed before a skip (a next match is often near)
+ *   loop                                         ;; 16 positions at a time
+ *     (if ($steps == 0)                          ;; but first, skip 64 at a time where no position is a candidate
+ *       while ($i + 63 <= $last)
+ *         (if (v128.any_true(OR over k in 0, 16, 32, 48 of
+ *                            i8x16.eq(v128.load($hay + $i + k), $firsts)
+ *                            & i8x16.eq(v128.load($hay + $i + k + $n - 1), $lasts)))
+ *           ($steps := 4, break))                ;; a candidate among these 64: they go 16 at a time
+ *         $i += 64)
+ *     (if ($i + 15 > $last) (break))
  *     $mask := i8x16.bitmask(i8x16.eq(v128.load($hay + $i), $firsts)
  *                            & i8x16.eq(v128.load($hay + $i + $n - 1), $lasts))
  *     while ($mask != 0)                         ;; each position where both bytes agree
@@ -24,6 +33,7 @@
  *       (if (($work += $agreed + 1) > $budget) (return -2))
  *       $mask &= $mask - 1
  *     $i += 16
+ *     (if ($steps > 0) ($steps -= 1))
  *   while ($i <= $last)                          ;; the last few positions, one at a time
  *     (if (($agree $hay + $i, $needle, $n) == $n) (return $i))
  *     $i += 1
@@ -32,6 +42,10 @@
  *   ;; how many of the $n bytes at $a and $b agree before the first that differs
  *   ...)
  * ```
+ *
+ * The skip takes a rare needle's search at about twice the speed of the 16-position loop alone; where the
+ * two bytes agree every few positions (a short, common needle), each call finds its match within the steps
+ * it owes first, and the skip is seldom tried.
  *
  * The budget bounds the work a block can take: where the first and last byte agree at most positions (a
  * long needle of `=` in a line of them), comparing byte by byte would cost the block's length times the
@@ -74,9 +88,12 @@ const add = [0x6a];
 const sub = [0x6b];
 const and = [0x71];
 const v128Load = [0xfd, 0x00, 0, 0]; // alignment 1, offset 0
+const v128LoadAt = (offset: number) => [0xfd, 0x00, 0, offset]; // the same, `offset` bytes on (under 128)
 const splat8 = [0xfd, 0x0f]; // i8x16.splat
 const eq8 = [0xfd, 0x23]; // i8x16.eq
 const v128And = [0xfd, 0x4e];
+const v128Or = [0xfd, 0x50];
+const anyTrue = [0xfd, 0x53]; // v128.any_true
 const bitmask8 = [0xfd, 0x64]; // i8x16.bitmask
 
 function signedLeb(value: number): number[] {
@@ -109,21 +126,34 @@ const body = (locals: [number, number][], code: number[][]) => {
   return [...unsignedLeb(bytes.length), ...bytes];
 };
 
-// $find's parameters and locals.
+// $find's parameters and locals; a skip's 64 positions start at AT, their bytes at the needle's end at AT_LAST.
 const HAY = 0, LEN = 1, NEEDLE = 2, N = 3, I = 4, LAST = 5, MASK = 6, AGREED = 7, WORK = 8, BUDGET = 9;
-const FIRSTS = 10, LASTS = 11;
+const FIRSTS = 10, LASTS = 11, AT = 12, AT_LAST = 13, STEPS = 14;
 const FIND = 0, AGREE = 1;
 /** What `$find` returns once its budget is spent. */
 const GAVE_UP = -2;
 
 // deno-fmt-ignore
-const find = body([[6, I32], [2, V128]], [
+const find = body([[6, I32], [2, V128], [3, I32]], [
   get(LEN), get(N), ltU, if_, i32(-1), return_, end,                     // shorter than the needle: -1
   get(LEN), get(N), sub, set(LAST),
   get(LEN), i32(4096), add, set(BUDGET),
   get(NEEDLE), load8, splat8, set(FIRSTS),
   get(NEEDLE), get(N), add, i32(1), sub, load8, splat8, set(LASTS),
+  i32(4), set(STEPS),                                                    // a next match is often near: 16 at a time
   block, loop,                                                           // 16 positions at a time
+    get(STEPS), eqz, if_,                                                // none owed: 64 at a time first
+      block, loop,
+        get(I), i32(63), add, get(LAST), gtU, brIf(1),
+        get(HAY), get(I), add, tee(AT), get(N), add, i32(1), sub, set(AT_LAST),
+        get(AT), v128LoadAt(0), get(FIRSTS), eq8, get(AT_LAST), v128LoadAt(0), get(LASTS), eq8, v128And,
+        get(AT), v128LoadAt(16), get(FIRSTS), eq8, get(AT_LAST), v128LoadAt(16), get(LASTS), eq8, v128And, v128Or,
+        get(AT), v128LoadAt(32), get(FIRSTS), eq8, get(AT_LAST), v128LoadAt(32), get(LASTS), eq8, v128And, v128Or,
+        get(AT), v128LoadAt(48), get(FIRSTS), eq8, get(AT_LAST), v128LoadAt(48), get(LASTS), eq8, v128And, v128Or,
+        anyTrue, if_, i32(4), set(STEPS), br(2), end,                    // a candidate: these 64, 16 at a time
+        get(I), i32(64), add, set(I),
+      br(0), end, end,
+    end,
     get(I), i32(15), add, get(LAST), gtU, brIf(1),
     get(HAY), get(I), add, v128Load, get(FIRSTS), eq8,
     get(HAY), get(I), add, get(N), add, i32(1), sub, v128Load, get(LASTS), eq8,
@@ -136,6 +166,7 @@ const find = body([[6, I32], [2, V128]], [
       get(MASK), get(MASK), i32(1), sub, and, set(MASK),
     br(0), end, end,
     get(I), i32(16), add, set(I),
+    get(STEPS), if_, get(STEPS), i32(1), sub, set(STEPS), end,
   br(0), end, end,
   block, loop,                                                           // the last few, one at a time
     get(I), get(LAST), gtU, brIf(1),

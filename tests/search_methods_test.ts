@@ -147,9 +147,9 @@ test("where the first and last byte agree almost everywhere, matches are still f
 });
 
 test("one match at any offset is found from any start, whichever 64 positions the search skips", () => {
-  // The SIMD search skips 64 positions at a time where neither the needle's first nor its last byte agrees,
-  // after 4 steps of 16 from its start and after each candidate: a match must be found wherever it falls
-  // against those strides, its last byte in the next 64 or not.
+  // The SIMD search skips 64 positions at a time where none has both the needle's first and last byte, after
+  // 4 steps of 16 from its start and after each candidate: a match must be found wherever it falls against
+  // those strides, its last byte in the next 64 or not.
   for (
     const needle of [
       Buffer.from("Q"),

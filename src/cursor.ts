@@ -33,6 +33,15 @@ export type CursorClaims = { readonly state: string; readonly position: string }
 
 const STATE = /^[0-9a-f]{64}$/; // a state is a SHA-256 digest in hex
 const STATE_BYTES = 32;
+const MAC_LENGTH = 43; // base64url of a 32-byte HMAC-SHA-256, unpadded
+
+/**
+ * The length of every cursor `issue` makes for a position of `positionBytes` UTF-8 bytes: a page can be fitted
+ * with its cursor's room before the cursor is signed.
+ */
+export function cursorLength(positionBytes: number): number {
+  return Math.ceil((STATE_BYTES + positionBytes) * 4 / 3) + 1 + MAC_LENGTH;
+}
 
 /** Issues and verifies the cursors of one process. */
 export class CursorCodec {

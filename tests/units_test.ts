@@ -12,7 +12,7 @@ import { Buffer } from "node:buffer";
 import fc from "fast-check";
 import { META, RUNTIME, type Server, withServer } from "./_harness.ts";
 import { charBoundary, compareBytewise, utf8, utf8Length } from "../src/bytes.ts";
-import { assertState, CursorCodec, MAX_CURSOR_LENGTH } from "../src/cursor.ts";
+import { assertState, CursorCodec, cursorLength, MAX_CURSOR_LENGTH } from "../src/cursor.ts";
 import { ConfigError, INVALID_CURSOR_MESSAGE, STALE_CURSOR_MESSAGE, ToolError } from "../src/errors.ts";
 import {
   DEFAULT_LIMITS,
@@ -334,6 +334,18 @@ test("a cursor carries only its state, as 32 bytes, and its position; tool and a
   );
   assert.equal(mac.length, 43, "HMAC-SHA-256, whole");
   assert.throws(() => codec.issue("search_files", {}, "not a digest", position), TypeError);
+});
+
+test("cursorLength is the length of every cursor issued for a position of that many bytes", () => {
+  const codec = new CursorCodec();
+  fc.assert(
+    fc.property(fc.string({ maxLength: 300 }), fc.jsonValue(), (position, args) => {
+      fc.pre(!/\p{Surrogate}/u.test(position));
+      const bytes = Buffer.byteLength(position);
+      assert.equal(codec.issue("read_text_file", args, STATE_1, position).length, cursorLength(bytes));
+    }),
+    { numRuns: 300 },
+  );
 });
 
 test("CursorCodec refuses a cursor from another codec, tool, arguments, or with any edit", () => {

@@ -12,7 +12,7 @@ import { admit, checkPathArgument, openServedFile, tooLarge } from "../confine.t
 import { shownPath } from "../quote.ts";
 import { Pacer } from "../pacing.ts";
 import { parentOf } from "../paths.ts";
-import { assertState, targetOf } from "../cursor.ts";
+import { assertState, cursorLength, targetOf } from "../cursor.ts";
 import { STALE_CURSOR_MESSAGE, ToolError } from "../errors.ts";
 import { Digest } from "../hashing.ts";
 import { identityDigest, sameContent } from "../identity.ts";
@@ -107,8 +107,10 @@ export const readTextFile: Tool<typeof inputSchema, ReturnType<typeof pageSchema
         if (!isUtf8(bytes)) throw new ToolError(CHANGED_WHILE_READ);
       }
       const cursorAt = (at: number) => ctx.cursors.issue(NAME, args, state, cursorPosition(at, size));
-      // Every cursor of the file is as long, and one is signed only for a page that ends before the file.
-      const ends = fitItems(ctx, bytes, offset, size, maxItems, () => cursorAt(0));
+      // Every cursor of the file is as long: the page is fitted with a stand-in, and one is signed only for a
+      // page that ends before the file.
+      const anyCursor = "A".repeat(cursorLength(cursorPosition(0, size).length));
+      const ends = fitItems(ctx, bytes, offset, size, maxItems, anyCursor);
       const starts = ends.map((_, i) => i === 0 ? 0 : ends[i - 1]); // where each item begins in the bytes
       const end = ends.at(-1) ?? 0;
       if (!sameContent(handle.stat(), info)) { // written in place while this page was read
@@ -200,7 +202,7 @@ async function isUtf8File(
 /**
  * The item ends (offsets into `bytes`, the valid UTF-8 read at `offset`) of the longest page that fits: whole
  * chunks, then one shortened for the room left, at most `maxItems`; a page that ends before the file carries
- * a cursor as long as the one `anyCursor` makes. Throws when not one character fits.
+ * a cursor as long as `anyCursor`. Throws when not one character fits.
  */
 function fitItems(
   ctx: ToolContext,
@@ -208,22 +210,27 @@ function fitItems(
   offset: number,
   size: number,
   maxItems: number,
-  anyCursor: () => string,
+  anyCursor: string,
 ): number[] {
+  const { maxBytes } = ctx;
+  const { readChunkBytes } = ctx.root.limits;
+  const cost = STRING_BYTE_COST; // in a local: the loop below runs once per byte of the page
   // Each byte has a fixed cost, an item a fixed overhead, the shell a fixed size: one pass fits exactly.
   const fit = (cursor: string | null): number[] => {
     const shell = encodedSize(ctx, { items: [], next_cursor: cursor, content_hash: ANY_HASH });
     const ends: number[] = [];
     for (let at = 0, used = shell; at < bytes.length && ends.length < maxItems;) {
-      const chunkEnd = charBoundary(bytes, at + ctx.root.limits.readChunkBytes);
+      const chunkEnd = charBoundary(bytes, at + readChunkBytes);
       used += itemCost({ byte_offset: offset + at, text: "" }) - (ends.length === 0 ? 2 : 0);
       // Byte by byte (a character's cost is the sum of its bytes'), then back to a character boundary.
       let j = at;
-      for (; j < chunkEnd && used + STRING_BYTE_COST[bytes[j]] <= ctx.maxBytes; j++) {
-        used += STRING_BYTE_COST[bytes[j]];
+      for (; j < chunkEnd; j++) {
+        const next = used + cost[bytes[j]];
+        if (next > maxBytes) break;
+        used = next;
       }
       const i = j === chunkEnd ? j : charBoundary(bytes, j);
-      for (let k = i; k < j; k++) used -= STRING_BYTE_COST[bytes[k]];
+      for (let k = i; k < j; k++) used -= cost[bytes[k]];
       if (i === at) break;
       ends.push(i);
       at = i;
@@ -236,7 +243,7 @@ function fitItems(
     const ends = fit(null);
     if (bytes.length === 0 || ends.at(-1) === bytes.length) return ends;
   }
-  const ends = fit(anyCursor()); // shorter than the rest, so with a cursor (a longer shell never fits more)
+  const ends = fit(anyCursor); // shorter than the rest, so with a cursor (a longer shell never fits more)
   if (ends.length === 0) {
     throw new ToolError(
       "the result ceiling (maxResultBytes, --max-result-bytes) is too small for one character",

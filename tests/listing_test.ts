@@ -1,10 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { statSync } from "node:fs";
+import { statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { RUNTIME, traverse, withServer } from "./_harness.ts";
 import { withInProcess } from "./_inprocess.ts";
+import { contentHash } from "./_sha256.ts";
 import { Rng } from "./_rng.ts";
 import { Listing, ServedEntries, sortPaced } from "../src/listing.ts";
 import { PACED_READ_BYTES } from "../src/root.ts";
@@ -181,6 +182,27 @@ test("maxPageItems caps list_directory, search_files and search_text pages (in-p
       assert.ok(pages.every((p) => p.items.length <= 2), tool);
       assert.equal(pages.length, Math.ceil(want / 2), tool);
     }
+  });
+});
+
+test("list_directory's content_hash frames each page's own items, however often and however paged (in-process)", async () => {
+  // The server keeps a page's hash with the directory's entries: a page of other bounds, of another
+  // directory, or of the same directory once changed must never get a kept one.
+  const framed = (items: { kind: string; path: string }[]) =>
+    contentHash(items.map((i) => `${i.kind}\t${i.path}\n`).join(""));
+  await withInProcess(FILES, {}, async (server, root) => {
+    const check = async (path: string, limit: number) => {
+      const { pages } = await traverse(server, "list_directory", { path, limit });
+      for (const page of pages) assert.equal(page.content_hash, framed(page.items), `${path} by ${limit}`);
+      return pages.length;
+    };
+    for (const limit of [2, 3, 2, 100, 1, 3]) assert.ok(await check("", limit) > 1 || limit === 100);
+    await check("a", 1);
+    await check("a", 2);
+    writeFileSync(join(root.path, "a", "new"), "needle new\n");
+    writeFileSync(join(root.path, "0new"), "needle 0new\n");
+    await check("a", 2); // its first page has the bounds it had: the new file is in it
+    for (const limit of [2, 3, 100]) await check("", limit);
   });
 });
 

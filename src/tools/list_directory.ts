@@ -37,6 +37,27 @@ const inputSchema = argumentsSchema({
 const NAME = "list_directory";
 const EMPTY_ITEM_COST = itemCost({ name: "", kind: "file", path: "" }); // for `leastCost`: "file" is the shorter
 
+/** Pages whose `content_hash` a directory's served entries keep (`pageHash`): a few page sizes interleaved. */
+const HASHES_PER_ENTRIES = 4;
+const pageHashes = new WeakMap<ServedEntries, Map<string, string>>();
+
+/**
+ * The `content_hash` of a page of `items`, entries `start` on. Served entries are immutable and belong to one
+ * directory (a changed directory gets new ones), so a page of them is hashed once and kept with them: listing
+ * an unchanged directory again hashes nothing.
+ */
+function pageHash(entries: ServedEntries, start: number, items: readonly Item[]): string {
+  const key = `${start}:${items.length}`;
+  const kept = pageHashes.get(entries) ?? new Map<string, string>();
+  let hash = kept.get(key);
+  if (hash === undefined) {
+    hash = new Digest().text(items.map((i) => `${i.kind}\t${hashField(i.path)}\n`).join("")).contentHash();
+    if (kept.size >= HASHES_PER_ENTRIES) kept.delete(kept.keys().next().value!); // the oldest
+    pageHashes.set(entries, kept.set(key, hash));
+  }
+  return hash;
+}
+
 /** The served entries of the directory `dir`; a refusal when it is none, or a file. */
 async function servedEntries(root: Root, dir: string, pacer: Pacer): Promise<ServedEntries> {
   const may = admit(root, dir, "either"); // from the name first: an unserved path is never touched
@@ -101,8 +122,7 @@ export const listDirectory: Tool<typeof inputSchema, ReturnType<typeof pageSchem
         const last = n > 0 ? candidates[n - 1].name : start > 0 ? entries.name(start - 1) : "";
         return start + n >= entries.length ? null : ctx.cursors.issue(NAME, args, entries.state, last);
       },
-      hash: (items) =>
-        new Digest().text(items.map((i) => `${i.kind}\t${hashField(i.path)}\n`).join("")).contentHash(),
+      hash: (items) => pageHash(entries, start, items),
       leastCost: (i) => EMPTY_ITEM_COST + 2 * (i.name.length + i.path.length),
     });
     return { value: page };

@@ -345,12 +345,7 @@ function writersOf({ value, write }: Recorded): Record<"value" | "text", (sink: 
     measured.delete(value); // written once: the copies die with the line, not with the page
     return {
       value: (sink) => sink.text(json),
-      text: (sink) => {
-        // In three pieces: joined first, the page's quoted copy would be copied once more to be encoded.
-        sink.text('[{"type":"text","text":');
-        sink.text(quoted);
-        sink.text("}]");
-      },
+      text: (sink) => sink.text(`[{"type":"text","text":${quoted}}]`),
     };
   }
   valueCopies.clear();

@@ -248,7 +248,7 @@ const identityOf = typeof Deno === "undefined"
  * directory read, only what the matches need is kept, and only during its call; across calls, the matches
  * while no directory changes. For `list_directory` of a directory whose listing it holds (taken from the
  * server's page the first time: a warm server's is cached): its items. Then per page the items'
- * `content_hash` and, when one follows, a signed cursor. Their encoded cost (a page is fitted to the
+ * `content_hash` (a held listing's once: the server keeps it too) and, when one follows, a signed cursor. Their encoded cost (a page is fitted to the
  * ceiling) is the length of the JSON the answer carries anyway.
  */
 class LeastWork {
@@ -256,7 +256,7 @@ class LeastWork {
   #keys = new Map(); // `search_files`, in the call: path -> its subdirectories (`name/`) and matches, sorted
   #matches = new Map(); // `search_files`: query -> { paths, state }, while no directory changed
   #changed = false; // a directory read or changed since the matches were made
-  #listings = new Map(); // `list_directory`: path -> its entries, [name, kind], by name
+  #listings = new Map(); // `list_directory`: path -> its entries, [name, kind], by name, and its page's hash
   #key = randomBytes(32);
 
   /** What `makeOps` hands each operation of a call of `tool` with `args` to. */
@@ -325,31 +325,39 @@ class LeastWork {
     if (page.next_cursor !== null || page.items.length === 0) {
       throw new Error("the least work of list_directory is measured on whole, non-empty listings only");
     }
-    let entries = this.#listings.get(dir);
-    const first = entries === undefined;
+    let held = this.#listings.get(dir);
+    const first = held === undefined;
     if (first) {
-      entries = page.items.map((item) => [item.name, item.kind]);
-      this.#listings.set(dir, entries);
+      held = { entries: page.items.map((item) => [item.name, item.kind]), hash: undefined };
+      this.#listings.set(dir, held);
     }
     const prefix = dir === "" ? "" : `${dir}/`;
-    const items = entries.map(([name, kind]) => ({ name, kind, path: `${prefix}${name}` }));
-    return this.#page(items, first ? page : undefined, (item) => `${item.kind}\t${item.path}\n`);
+    const items = held.entries.map(([name, kind]) => ({ name, kind, path: `${prefix}${name}` }));
+    return this.#page(
+      items,
+      first ? page : undefined,
+      (item) => `${item.kind}\t${item.path}\n`,
+      undefined,
+      held,
+    );
   }
 
   /**
    * Hashes a page's `items` (one `line` each) and, when a page follows, signs a cursor over `bound` and the
    * last item. Their encoded cost is the length of the JSON the answer carries anyway (the handler's
    * `JSON.stringify` of the page), so it is not made twice. Given the server's `page`, first checks that the
-   * items are its own (so this did the same work: each page of a search, a directory's first listing).
+   * items are its own (so this did the same work: each page of a search, a directory's first listing). Given
+   * `held`, a listing it holds (unchanged), keeps the page's hash with it, as the server does.
    */
-  #page(items, page, line, bound) {
+  #page(items, page, line, bound, held) {
     if (
       page &&
       (items.length !== page.items.length || items.some((item, i) => item.path !== page.items[i].path))
     ) {
       throw new Error("the least work found other items than the server's page");
     }
-    const hash = createHash("sha256").update(items.map(line).join("")).digest("hex");
+    const hash = held?.hash ?? createHash("sha256").update(items.map(line).join("")).digest("hex");
+    if (held) held.hash = hash;
     if (page === undefined || page.next_cursor === null) return hash.length;
     const cursor = createHmac("sha256", this.#key).update(`${bound}\0${items.at(-1)?.path}`);
     return hash.length + cursor.digest("base64url").length;

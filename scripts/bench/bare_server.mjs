@@ -248,8 +248,8 @@ const identityOf = typeof Deno === "undefined"
  * directory read, only what the matches need is kept, and only during its call; across calls, the matches
  * while no directory changes. For `list_directory` of a directory whose listing it holds (taken from the
  * server's page the first time: a warm server's is cached): its items. Then per page the items'
- * `content_hash` (a held listing's once: the server keeps it too) and, when one follows, a signed cursor. Their encoded cost (a page is fitted to the
- * ceiling) is the length of the JSON the answer carries anyway.
+ * `content_hash` (a held listing's once: the server keeps it too) and, when one follows, a signed cursor.
+ * Their encoded cost (a page is fitted to the ceiling) is the length of the JSON the answer carries anyway.
  */
 class LeastWork {
   #identities = new Map(); // path -> the identity of its last lstat

@@ -36,8 +36,8 @@ const STATE_BYTES = 32;
 const MAC_LENGTH = 43; // base64url of a 32-byte HMAC-SHA-256, unpadded
 
 /**
- * The length of every cursor `issue` makes for a position of `positionBytes` UTF-8 bytes: a page can be fitted
- * with its cursor's room before the cursor is signed.
+ * The length of every cursor `issue` makes for a position of `positionBytes` UTF-8 bytes: a page can be
+ * fitted with its cursor's room before the cursor is signed.
  */
 export function cursorLength(positionBytes: number): number {
   return Math.ceil((STATE_BYTES + positionBytes) * 4 / 3) + 1 + MAC_LENGTH;

@@ -37,7 +37,7 @@ const inputSchema = argumentsSchema({
 const NAME = "list_directory";
 const EMPTY_ITEM_COST = itemCost({ name: "", kind: "file", path: "" }); // for `leastCost`: "file" is the shorter
 
-/** Pages whose `content_hash` a directory's served entries keep (`pageHash`): a few page sizes interleaved. */
+/** Pages whose `content_hash` a directory's served entries keep (`pageHash`): a few sizes interleaved. */
 const HASHES_PER_ENTRIES = 4;
 const pageHashes = new WeakMap<ServedEntries, Map<string, string>>();
 

@@ -84,10 +84,14 @@ function nodeRuntime({ repo, npm, profile }: Sources): Runtime {
   };
 }
 
+/** The V8 flags of the README's Deno command (and `deno task start`). */
+const DENO_V8_FLAGS = "--max-semi-space-size=1,--heap-growing-percent=20,--memory-saver-mode";
+
 function denoRuntime({ repo, denoRepo }: Sources): Runtime {
   // As the README recommends for Deno: a young generation of one MiB semi-spaces, an old one collected once
-  // it grew by 20% (Deno cannot set them from inside; Node's binary sets its own, src/cli/node_heap.ts).
-  const run = ["run", "--no-prompt", "--v8-flags=--max-semi-space-size=1,--heap-growing-percent=20"];
+  // it grew by 20% and compacted to give its free pages back (Deno cannot set them from inside; Node's
+  // binary sets its own, src/cli/node_heap.ts).
+  const run = ["run", "--no-prompt", `--v8-flags=${DENO_V8_FLAGS}`];
   const denoServer = (grant: string[], root: string, extra: string[], kind = "") =>
     new RpcClient(
       DENO,

@@ -3,8 +3,9 @@
  * build) and on Deno, through deterministic cached corpora, and prints one
  * markdown table in which every figure is measured in the same run: ratios
  * to a baseline (medians over repetitions, baseline and server interleaved
- * so that load from other processes hits both alike), and Deno's figure over
- * Node's. Every traversal is checked for correctness (match sets against
+ * so that load from other processes hits both alike; a traversal times both
+ * runtimes' servers in one loop, against one baseline), and Deno's figure
+ * over Node's. Every traversal is checked for correctness (match sets against
  * `grep`/`find`, sha256 of the reconstructed file), so a fast wrong answer
  * fails the run.
  *

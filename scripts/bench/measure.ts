@@ -93,129 +93,251 @@ export interface Timing {
   calls: number;
 }
 
+/** Timed arms, by name; an arm left undefined is skipped. */
+type Arms<K extends string> = Partial<Record<K, () => Promise<number>>>;
+
 /**
- * Times `traversal` on one server that answered discover and is warm from
- * the untimed first run, interleaved with its baseline; measures the
- * server's peak RSS over all runs too. With `floors` (a traversal of
- * `list_directory`, `search_files` or `search_text`), also interleaved: the
- * same on a warm bare SDK `McpServer` answering the calls recorded from the
- * real server (`floor`), and with `"syscalls"`, the same again first making
- * the system calls an in-process server made for each call of a warm run
- * (`syscalls`); with `"work"`, those two and the same again doing the least
- * work the contract asks of each call too (`work`, `bare_server.mjs work`). With `unchecked`, on a runtime
- * that has one (Deno), the same server run so that it checks no path against a permission grant, warm too
- * (`unchecked`): what those checks cost. With `"syscalls"` or `"work"`, the peak RSS of the `syscalls`
- * server is measured as the real one's is (`syscallsRss`): what the runtime holds for those calls alone.
+ * Runs the baseline and every runtime's arms once untimed, then `reps` rounds. A round takes the runtimes in
+ * turn (in the opposite order every other round), each runtime's arms after one run of the baseline, so load
+ * from other processes falls on both runtimes and the baseline alike. Every runtime's figures are then ratios
+ * to the same baseline: Deno/Node compares the two servers, not two samples of the baseline's noise (run
+ * alone, 3 runs of `find | grep` 80 ms before Deno's and 110 ms before Node's once turned Deno's 206 ms
+ * against Node's 222 into a Deno/Node of 1.29). Returns the median of every baseline run and each arm's median.
+ */
+export async function interleaveRuntimes<K extends string>(
+  reps: number,
+  base: () => Promise<number>,
+  arms: Partial<Record<RuntimeName, Arms<K>>>,
+): Promise<{ base: number; medians: Partial<Record<RuntimeName, Partial<Record<K, number>>>> }> {
+  const blocks = (Object.entries(arms) as [RuntimeName, Arms<K>][]).map(([name, named]) => ({
+    name,
+    arms: (Object.entries(named) as [K, (() => Promise<number>) | undefined][])
+      .filter((arm): arm is [K, () => Promise<number>] => arm[1] !== undefined),
+  }));
+  await base();
+  for (const block of blocks) for (const [, arm] of block.arms) await arm();
+  const baseSamples: number[] = [];
+  const samples = blocks.map((block) => block.arms.map((): number[] => []));
+  for (let round = 0; round < reps; round++) {
+    const order = blocks.map((_, i) => i);
+    if (round % 2 === 1) order.reverse();
+    for (const b of order) {
+      baseSamples.push(await base());
+      for (let a = 0; a < blocks[b].arms.length; a++) samples[b][a].push(await blocks[b].arms[a][1]());
+    }
+  }
+  const medians: Partial<Record<RuntimeName, Partial<Record<K, number>>>> = {};
+  blocks.forEach((block, b) => {
+    medians[block.name] = Object.fromEntries(
+      block.arms.map(([name], a) => [name, median(samples[b][a])]),
+    ) as Partial<Record<K, number>>;
+  });
+  return { base: median(baseSamples), medians };
+}
+
+/** What `warm` measures on one runtime. */
+export interface WarmTiming extends Timing {
+  rss: { ratio: number; note: string };
+  floor?: number;
+  syscalls?: number;
+  work?: number;
+  unchecked?: number;
+  syscallsRss?: { ratio: number; note: string };
+}
+
+/** A runtime's servers for `warm`, started and warm-able, with the arms that time them. */
+interface WarmSetup {
+  rt: Runtime;
+  arms: Arms<"server" | "floor" | "syscalls" | "work" | "unchecked">;
+  calls: () => number;
+  measured: { client: RpcClient; idleKiB: number };
+  syscallsMeasured?: { client: RpcClient; idleKiB: number };
+  close(): Promise<void>;
+}
+
+/**
+ * Times `traversal` on one warm server of each runtime of the context (warm from the untimed first run),
+ * interleaved with its baseline and with one another (`interleaveRuntimes`); measures each server's peak RSS
+ * over all runs too. With `floors` (a traversal of `list_directory`, `search_files` or `search_text`), also
+ * interleaved: the same on a warm bare SDK `McpServer` answering the calls recorded from the real server
+ * (`floor`), and with `"syscalls"`, the same again first making the system calls an in-process server made
+ * for each call of a warm run (`syscalls`); with `"work"`, those two and the same again doing the least work
+ * the contract asks of each call too (`work`, `bare_server.mjs work`). With `unchecked`, on a runtime that has
+ * one (Deno), the same server run so that it checks no path against a permission grant, warm too
+ * (`unchecked`): what those checks cost. With `"syscalls"` or `"work"`, the peak RSS of the `syscalls` server
+ * is measured as the real one's is (`syscallsRss`): what the runtime holds for those calls alone.
  */
 export async function warm(
   ctx: Context,
-  rt: Runtime,
   traversal: Traversal,
   label: string,
   floors: "none" | "calls" | "syscalls" | "work" = "none",
   also: { unchecked?: boolean } = {},
-): Promise<
-  Timing & {
-    rss: { ratio: number; note: string };
-    floor?: number;
-    syscalls?: number;
-    work?: number;
-    unchecked?: number;
-    syscallsRss?: { ratio: number; note: string };
-  }
-> {
-  const temp = (kind: string) => Deno.makeTempFile({ prefix: `ptc-fs-mcp-bench-${kind}-`, suffix: ".jsonl" });
-  const callsFile = floors === "none" ? undefined : await temp("calls");
-  const opsFile = floors === "syscalls" || floors === "work" ? await temp("ops") : undefined;
-  if (callsFile) await recordCalls(rt, traversal, callsFile);
-  if (opsFile) {
-    await recordSyscalls(traversal.root, opsFile, (caller) => traversal.run(caller), { warm: true });
-  }
-  const measured = await startMeasured(rt, traversal.root);
-  const servers = {
-    floor: callsFile ? rt.bare("calls", callsFile) : undefined,
-    syscalls: opsFile ? rt.bare("syscalls", opsFile, traversal.root) : undefined,
-    work: floors === "work" ? rt.bare("work", opsFile, traversal.root) : undefined,
-    unchecked: also.unchecked ? rt.uncheckedServer?.(traversal.root) : undefined,
-  };
-  const others = Object.values(servers).filter((client) => client !== undefined);
-  const on = (client: RpcClient | undefined) => client && (async () => (await traversal.run(client)).ms);
+): Promise<Partial<Record<RuntimeName, WarmTiming>>> {
+  const setups: WarmSetup[] = [];
   try {
-    for (const client of others) if (client !== servers.syscalls) await client.discover();
+    for (const rt of ctx.runtimes) {
+      console.error(`bench:   on ${rt.name} ...`);
+      setups.push(await warmSetup(rt, traversal, floors, also));
+    }
+    console.error("bench:   timing, the runtimes interleaved ...");
+    const { base, medians } = await interleaveRuntimes(
+      ctx.reps,
+      () => baseline(traversal),
+      Object.fromEntries(setups.map((s) => [s.rt.name, s.arms])),
+    );
+    const out: Partial<Record<RuntimeName, WarmTiming>> = {};
+    for (const s of setups) {
+      const { server, ...rest } = medians[s.rt.name]!;
+      out[s.rt.name] = {
+        base,
+        server: server!,
+        ...rest,
+        calls: s.calls(),
+        rss: await peakRatio(s.rt, s.measured, label),
+        syscallsRss: s.syscallsMeasured &&
+          await peakRatio(s.rt, s.syscallsMeasured, `${label}, its system-call floor`),
+      };
+    }
+    return out;
+  } finally {
+    for (const s of setups) await s.close();
+  }
+}
+
+/** Records what `warm`'s floors replay, then starts `rt`'s servers and has each answer discover. */
+async function warmSetup(
+  rt: Runtime,
+  traversal: Traversal,
+  floors: "none" | "calls" | "syscalls" | "work",
+  also: { unchecked?: boolean },
+): Promise<WarmSetup> {
+  const temp = (kind: string) => Deno.makeTempFile({ prefix: `ptc-fs-mcp-bench-${kind}-`, suffix: ".jsonl" });
+  const files: string[] = [];
+  const clients: RpcClient[] = [];
+  const close = async () => {
+    for (const client of clients) await client.close();
+    for (const file of files) await Deno.remove(file);
+  };
+  try {
+    const callsFile = floors === "none" ? undefined : await temp("calls");
+    if (callsFile) files.push(callsFile);
+    const opsFile = floors === "syscalls" || floors === "work" ? await temp("ops") : undefined;
+    if (opsFile) files.push(opsFile);
+    if (callsFile) await recordCalls(rt, traversal, callsFile);
+    if (opsFile) {
+      await recordSyscalls(traversal.root, opsFile, (caller) => traversal.run(caller), { warm: true });
+    }
+    const started = (client: RpcClient | undefined) => {
+      if (client) clients.push(client);
+      return client;
+    };
+    const measured = await measureFrom(started(rt.server(traversal.root))!);
+    const servers = {
+      floor: started(callsFile ? rt.bare("calls", callsFile) : undefined),
+      syscalls: started(opsFile ? rt.bare("syscalls", opsFile, traversal.root) : undefined),
+      work: started(floors === "work" ? rt.bare("work", opsFile, traversal.root) : undefined),
+      unchecked: started(also.unchecked ? rt.uncheckedServer?.(traversal.root) : undefined),
+    };
+    for (const client of [servers.floor, servers.work, servers.unchecked]) await client?.discover();
     const syscallsMeasured = servers.syscalls && await measureFrom(servers.syscalls);
     let calls = 0;
-    const { base, server, ...rest } = await interleaveNamed(ctx.reps, {
-      base: () => baseline(traversal),
-      server: async () => {
-        const run = await traversal.run(measured.client);
-        calls = run.calls;
-        return run.ms;
+    const on = (client: RpcClient | undefined) => client && (async () => (await traversal.run(client)).ms);
+    return {
+      rt,
+      arms: {
+        server: async () => {
+          const run = await traversal.run(measured.client);
+          calls = run.calls;
+          return run.ms;
+        },
+        floor: on(servers.floor),
+        syscalls: on(servers.syscalls),
+        work: on(servers.work),
+        unchecked: on(servers.unchecked),
       },
-      floor: on(servers.floor),
-      syscalls: on(servers.syscalls),
-      work: on(servers.work),
-      unchecked: on(servers.unchecked),
-    });
-    const rss = await peakRatio(rt, measured, label);
-    const syscallsRss = syscallsMeasured &&
-      await peakRatio(rt, syscallsMeasured, `${label}, its system-call floor`);
-    return { base: base!, server: server!, ...rest, calls, rss, syscallsRss };
-  } finally {
-    await measured.client.close();
-    for (const client of others) await client.close();
-    for (const file of [callsFile, opsFile]) if (file) await Deno.remove(file);
+      calls: () => calls,
+      measured,
+      syscallsMeasured,
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
   }
+}
+
+/** What `cold` measures on one runtime. */
+export interface ColdTiming extends Timing {
+  floor: number;
+  syscalls: number;
+  work?: number;
+  unchecked?: number;
 }
 
 /**
  * Times `traversal` on a freshly started server each run, as a host that
  * spawns one server per job meets it: spawn, wait for discover, then time
- * the traversal from its first call. Interleaved with it, the same on two
- * fresh bare SDK `McpServer`s that answer every call with the page the real
- * server gave: `floor` (`bare_server.mjs calls`, recorded first) and
- * `syscalls`, which first makes the filesystem operations a fresh server
- * made for that call (`bare_server.mjs syscalls`, recorded in process); with
- * `leastWork`, a third, `work`, which then also does the least work the
- * contract asks of the call (`bare_server.mjs work`). With `unchecked`, on a
- * runtime that has one (Deno), the same fresh server run so that it checks
- * no path against a permission grant (`unchecked`).
+ * the traversal from its first call, on each runtime of the context,
+ * interleaved with the baseline and with one another (`interleaveRuntimes`).
+ * Interleaved with it, the same on two fresh bare SDK `McpServer`s that
+ * answer every call with the page the real server gave: `floor`
+ * (`bare_server.mjs calls`, recorded first) and `syscalls`, which first makes
+ * the filesystem operations a fresh server made for that call
+ * (`bare_server.mjs syscalls`, recorded in process); with `leastWork`, a
+ * third, `work`, which then also does the least work the contract asks of
+ * the call (`bare_server.mjs work`). With `unchecked`, on a runtime that has
+ * one (Deno), the same fresh server run so that it checks no path against a
+ * permission grant (`unchecked`).
  */
 export async function cold(
   ctx: Context,
-  rt: Runtime,
   traversal: Traversal,
   also: { leastWork?: boolean; unchecked?: boolean } = {},
-): Promise<Timing & { floor: number; syscalls: number; work?: number; unchecked?: number }> {
-  const callsFile = await Deno.makeTempFile({ prefix: "ptc-fs-mcp-bench-calls-", suffix: ".jsonl" });
-  const opsFile = await Deno.makeTempFile({ prefix: "ptc-fs-mcp-bench-ops-", suffix: ".jsonl" });
-  let calls = 0;
-  const fresh = (start: () => RpcClient) => async () => {
-    const client = start();
-    try {
-      await client.discover();
-      const run = await traversal.run(client);
-      calls = run.calls;
-      return run.ms;
-    } finally {
-      await client.close();
-    }
-  };
+): Promise<Partial<Record<RuntimeName, ColdTiming>>> {
+  const files: string[] = [];
   try {
-    await recordCalls(rt, traversal, callsFile);
-    await recordSyscalls(traversal.root, opsFile, (caller) => traversal.run(caller));
-    const unchecked = also.unchecked ? rt.uncheckedServer : undefined;
-    const { base, server, floor, syscalls, ...rest } = await interleaveNamed(ctx.reps, {
-      base: () => baseline(traversal),
-      server: fresh(() => rt.server(traversal.root)),
-      floor: fresh(() => rt.bare("calls", callsFile)),
-      syscalls: fresh(() => rt.bare("syscalls", opsFile, traversal.root)),
-      work: also.leastWork ? fresh(() => rt.bare("work", opsFile, traversal.root)) : undefined,
-      unchecked: unchecked && fresh(() => unchecked(traversal.root)),
-    });
-    return { base: base!, server: server!, floor: floor!, syscalls: syscalls!, ...rest, calls };
+    const arms: Partial<Record<RuntimeName, Arms<"server" | "floor" | "syscalls" | "work" | "unchecked">>> =
+      {};
+    const calls: Partial<Record<RuntimeName, number>> = {};
+    const fresh = (rt: Runtime, start: () => RpcClient) => async () => {
+      const client = start();
+      try {
+        await client.discover();
+        const run = await traversal.run(client);
+        calls[rt.name] = run.calls;
+        return run.ms;
+      } finally {
+        await client.close();
+      }
+    };
+    for (const rt of ctx.runtimes) {
+      console.error(`bench:   on ${rt.name} ...`);
+      const callsFile = await Deno.makeTempFile({ prefix: "ptc-fs-mcp-bench-calls-", suffix: ".jsonl" });
+      files.push(callsFile);
+      const opsFile = await Deno.makeTempFile({ prefix: "ptc-fs-mcp-bench-ops-", suffix: ".jsonl" });
+      files.push(opsFile);
+      await recordCalls(rt, traversal, callsFile);
+      await recordSyscalls(traversal.root, opsFile, (caller) => traversal.run(caller));
+      const unchecked = also.unchecked ? rt.uncheckedServer : undefined;
+      arms[rt.name] = {
+        server: fresh(rt, () => rt.server(traversal.root)),
+        floor: fresh(rt, () => rt.bare("calls", callsFile)),
+        syscalls: fresh(rt, () => rt.bare("syscalls", opsFile, traversal.root)),
+        work: also.leastWork ? fresh(rt, () => rt.bare("work", opsFile, traversal.root)) : undefined,
+        unchecked: unchecked && fresh(rt, () => unchecked(traversal.root)),
+      };
+    }
+    console.error("bench:   timing, the runtimes interleaved ...");
+    const { base, medians } = await interleaveRuntimes(ctx.reps, () => baseline(traversal), arms);
+    const out: Partial<Record<RuntimeName, ColdTiming>> = {};
+    for (const [name, m] of Object.entries(medians) as [RuntimeName, (typeof medians)["node"]][]) {
+      const { server, floor, syscalls, ...rest } = m!;
+      out[name] = { base, server: server!, floor: floor!, syscalls: syscalls!, ...rest, calls: calls[name]! };
+    }
+    return out;
   } finally {
-    await Deno.remove(callsFile);
-    await Deno.remove(opsFile);
+    for (const file of files) await Deno.remove(file);
   }
 }
 
@@ -328,6 +450,16 @@ export async function perRuntime<T>(
     console.error(`bench:   on ${rt.name} ...`);
     out[rt.name] = await body(rt);
   }
+  return out;
+}
+
+/** `body` of every runtime's result, by runtime name, in the same order. */
+export function mapRuntimes<T, U>(
+  results: Partial<Record<RuntimeName, T>>,
+  body: (name: RuntimeName, result: T) => U,
+): Partial<Record<RuntimeName, U>> {
+  const out: Partial<Record<RuntimeName, U>> = {};
+  for (const name of Object.keys(results) as RuntimeName[]) out[name] = body(name, results[name]!);
   return out;
 }
 

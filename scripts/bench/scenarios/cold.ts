@@ -13,7 +13,7 @@
  */
 import { type Context, ms, type Outcome } from "../context.ts";
 import { textCorpus, tree, treeCorpus } from "../corpus.ts";
-import { cold as coldTiming, floorRow, perRuntime, uncheckedRow } from "../measure.ts";
+import { cold as coldTiming, floorRow, mapRuntimes, uncheckedRow } from "../measure.ts";
 import { both, type Row } from "../report.ts";
 import { listAll, searchFiles, searchText, type Traversal } from "../traversals.ts";
 
@@ -35,13 +35,13 @@ export async function cold(ctx: Context): Promise<Outcome> {
   const notes: string[] = [];
   for (const [id, what, t, target] of plan) {
     console.error(`bench:   cold ${id}`);
-    const runs = await perRuntime(ctx, async (rt) => {
-      const r = await coldTiming(ctx, rt, t, {
-        leastWork: id === "search_files",
-        unchecked: id === "search_text",
-      });
+    const timings = await coldTiming(ctx, t, {
+      leastWork: id === "search_files",
+      unchecked: id === "search_text",
+    });
+    const runs = mapRuntimes(timings, (rt, r) => {
       notes.push(
-        `${rt.name} cold ${id}: ${r.calls} calls; server ${ms(r.server)}` +
+        `${rt} cold ${id}: ${r.calls} calls; server ${ms(r.server)}` +
           (r.unchecked === undefined ? "" : ` (with --allow-all ${ms(r.unchecked)})`) +
           `, its cold floor ${ms(r.floor)}, with the server's system calls ${ms(r.syscalls)}` +
           (r.work === undefined ? "" : `, and the least work ${ms(r.work)}`) + `, baseline ${ms(r.base)}`,

@@ -11,7 +11,7 @@
  */
 import { type Context, ms, type Outcome } from "../context.ts";
 import { tree, treeCorpus } from "../corpus.ts";
-import { floorRow, perRuntime, pick, warm } from "../measure.ts";
+import { floorRow, mapRuntimes, pick, warm } from "../measure.ts";
 import { both } from "../report.ts";
 import { listAll as traversal } from "../traversals.ts";
 
@@ -19,10 +19,9 @@ import { listAll as traversal } from "../traversals.ts";
 export async function listAll(ctx: Context): Promise<Outcome> {
   const t = await traversal(ctx, await treeCorpus(tree(ctx.sizes.treeLeafFiles)));
   const notes: string[] = [];
-  const runs = await perRuntime(ctx, async (rt) => {
-    const r = await warm(ctx, rt, t, "list_all", "work");
+  const runs = mapRuntimes(await warm(ctx, t, "list_all", "work"), (rt, r) => {
     notes.push(
-      `${rt.name} list_all: ${r.calls} calls for ${t.expected} directories` +
+      `${rt} list_all: ${r.calls} calls for ${t.expected} directories` +
         `; server ${ms(r.server)}, its floor ${ms(r.floor!)}, with the server's system calls ` +
         `${ms(r.syscalls!)}, and the least work ${ms(r.work!)}, find ${ms(r.base)}`,
     );

@@ -13,7 +13,7 @@
  */
 import { type Context, ms, type Outcome } from "../context.ts";
 import { tree, treeCorpus } from "../corpus.ts";
-import { floorRow, peakRow, perRuntime, pick, uncheckedRow, warm } from "../measure.ts";
+import { floorRow, mapRuntimes, peakRow, pick, uncheckedRow, warm } from "../measure.ts";
 import { both, REFERENCE } from "../report.ts";
 import { searchFiles as traversal } from "../traversals.ts";
 
@@ -21,10 +21,9 @@ import { searchFiles as traversal } from "../traversals.ts";
 export async function searchFiles(ctx: Context): Promise<Outcome> {
   const t = await traversal(ctx, await treeCorpus(tree(ctx.sizes.treeLeafFiles)));
   const notes: string[] = [];
-  const runs = await perRuntime(ctx, async (rt) => {
-    const r = await warm(ctx, rt, t, "search_files", "syscalls", { unchecked: true });
+  const runs = mapRuntimes(await warm(ctx, t, "search_files", "syscalls", { unchecked: true }), (rt, r) => {
     notes.push(
-      `${rt.name} search_files: ${r.calls} calls, ${t.expected} matches; server ${ms(r.server)}` +
+      `${rt} search_files: ${r.calls} calls, ${t.expected} matches; server ${ms(r.server)}` +
         `, with the server's system calls ${ms(r.syscalls!)}` +
         (r.unchecked === undefined ? "" : `, with --allow-all ${ms(r.unchecked)}`) +
         `, find|grep ${ms(r.base)}`,

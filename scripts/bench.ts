@@ -16,6 +16,8 @@
  *                        [--npm DIR] [--deno-repo DIR] [--huge | --no-huge]
  *                        [--reps N] [--profile DIR] [--verbose]
  *
+ * `--reps N`: timed repetitions (default 3, 2 with `--quick`); the judged
+ * traversals, warm and cold, run three times as many.
  * `--npm DIR`: the npm build the Node server runs (default `npm/`, built
  * first when `dist/cli.js` is missing). `--deno-repo DIR`: a checkout whose
  * `cli.ts` the Deno server runs (default this one). `--profile DIR`: the
@@ -154,6 +156,7 @@ const output = render({
   }`,
   machine: `${machineText}, at the end ${loadText()}`,
   reps: ctx.reps,
+  traversalReps: ctx.traversalReps,
   rounds: ctx.sizes.callRounds,
   rows,
   notes,

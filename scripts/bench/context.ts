@@ -17,6 +17,11 @@ export interface Context {
   readonly sizes: Sizes;
   /** Timed repetitions per measurement (after one untimed warm-up). */
   readonly reps: number;
+  /**
+   * Timed repetitions of a judged traversal, warm or cold (`TRAVERSAL_REPS_FACTOR` × `reps`): both runtimes
+   * run in one loop there, a round takes 1–15 s, and a median of 3 moved with the machine by tens of percent.
+   */
+  readonly traversalReps: number;
   /** `--quick`: small corpora and fewer rounds. */
   readonly quick: boolean;
   /** `--verbose`: scenarios add their absolute times to the notes. */
@@ -43,10 +48,14 @@ export type Scenario = (ctx: Context) => Promise<Outcome>;
 /** The error a failed correctness check throws. */
 export class VerificationError extends Error {}
 
+/** How many times `reps` a judged traversal runs (`Context.traversalReps`). */
+export const TRAVERSAL_REPS_FACTOR = 3;
+
 /** The context of one run. */
-export function makeContext(options: Omit<Context, "check" | "sameList">): Context {
+export function makeContext(options: Omit<Context, "check" | "sameList" | "traversalReps">): Context {
   return {
     ...options,
+    traversalReps: TRAVERSAL_REPS_FACTOR * options.reps,
     check(condition: boolean, what: string): asserts condition {
       if (!condition) throw new VerificationError(`verification failed: ${what}`);
     },

@@ -165,14 +165,15 @@ interface WarmSetup {
  * the contract asks of each call too (`work`, `bare_server.mjs work`). With `unchecked`, on a runtime that has
  * one (Deno), the same server run so that it checks no path against a permission grant, warm too
  * (`unchecked`): what those checks cost. With `"syscalls"` or `"work"`, the peak RSS of the `syscalls` server
- * is measured as the real one's is (`syscallsRss`): what the runtime holds for those calls alone.
+ * is measured as the real one's is (`syscallsRss`): what the runtime holds for those calls alone. `reps`:
+ * the timed rounds (default `ctx.reps`).
  */
 export async function warm(
   ctx: Context,
   traversal: Traversal,
   label: string,
   floors: "none" | "calls" | "syscalls" | "work" = "none",
-  also: { unchecked?: boolean } = {},
+  also: { unchecked?: boolean; reps?: number } = {},
 ): Promise<Partial<Record<RuntimeName, WarmTiming>>> {
   const setups: WarmSetup[] = [];
   try {
@@ -182,7 +183,7 @@ export async function warm(
     }
     console.error("bench:   timing, the runtimes interleaved ...");
     const { base, medians } = await interleaveRuntimes(
-      ctx.reps,
+      also.reps ?? ctx.reps,
       () => baseline(traversal),
       Object.fromEntries(setups.map((s) => [s.rt.name, s.arms])),
     );
@@ -288,12 +289,12 @@ export interface ColdTiming extends Timing {
  * third, `work`, which then also does the least work the contract asks of
  * the call (`bare_server.mjs work`). With `unchecked`, on a runtime that has
  * one (Deno), the same fresh server run so that it checks no path against a
- * permission grant (`unchecked`).
+ * permission grant (`unchecked`). `reps`: the timed rounds (default `ctx.reps`).
  */
 export async function cold(
   ctx: Context,
   traversal: Traversal,
-  also: { leastWork?: boolean; unchecked?: boolean } = {},
+  also: { leastWork?: boolean; unchecked?: boolean; reps?: number } = {},
 ): Promise<Partial<Record<RuntimeName, ColdTiming>>> {
   const files: string[] = [];
   try {
@@ -329,7 +330,11 @@ export async function cold(
       };
     }
     console.error("bench:   timing, the runtimes interleaved ...");
-    const { base, medians } = await interleaveRuntimes(ctx.reps, () => baseline(traversal), arms);
+    const { base, medians } = await interleaveRuntimes(
+      also.reps ?? ctx.reps,
+      () => baseline(traversal),
+      arms,
+    );
     const out: Partial<Record<RuntimeName, ColdTiming>> = {};
     for (const [name, m] of Object.entries(medians) as [RuntimeName, (typeof medians)["node"]][]) {
       const { server, floor, syscalls, ...rest } = m!;

@@ -194,6 +194,8 @@ export interface Run {
   /** The machine, the runtimes' versions and the load average. */
   machine: string;
   reps: number;
+  /** Timed repetitions of a judged traversal (`Context.traversalReps`). */
+  traversalReps: number;
   /** Rounds of fresh processes behind each per-call p50. */
   rounds: number;
   rows: readonly Row[];
@@ -214,8 +216,9 @@ export function render(run: Run): string {
     `## ${run.title}`,
     "",
     `Machine: ${run.machine}. Medians of ${run.reps} repetitions (after a warm-up), interleaved with the ` +
-    "baseline (a traversal's rows time both runtimes in one loop, the baseline run before each runtime's turn, " +
-    `and divide by the median of all its runs); per-call p50s are medians over ${run.rounds} rounds of fresh processes; peak RSS is the ` +
+    `baseline; a judged traversal's, warm or cold, of ${run.traversalReps}, both runtimes in one loop, the ` +
+    "baseline run before each runtime's turn and each runtime's median divided by the median of all its " +
+    `runs; per-call p50s are medians over ${run.rounds} rounds of fresh processes; peak RSS is the ` +
     "kernel's VmHWM, reset after discover. Deno/Node is Deno's figure divided by Node's. A \"(floor)\" row " +
     "under a judged row measures part of the work the server must do, against the same baseline: a target " +
     'it is itself past is out of reach, and the last column says "bounded" with that floor (for ' +

@@ -38,6 +38,7 @@ export async function cold(ctx: Context): Promise<Outcome> {
     const timings = await coldTiming(ctx, t, {
       leastWork: id === "search_files",
       unchecked: id === "search_text",
+      reps: ctx.traversalReps,
     });
     const runs = mapRuntimes(timings, (rt, r) => {
       notes.push(

@@ -19,7 +19,7 @@ import { listAll as traversal } from "../traversals.ts";
 export async function listAll(ctx: Context): Promise<Outcome> {
   const t = await traversal(ctx, await treeCorpus(tree(ctx.sizes.treeLeafFiles)));
   const notes: string[] = [];
-  const runs = mapRuntimes(await warm(ctx, t, "list_all", "work"), (rt, r) => {
+  const runs = mapRuntimes(await warm(ctx, t, "list_all", "work", { reps: ctx.traversalReps }), (rt, r) => {
     notes.push(
       `${rt} list_all: ${r.calls} calls for ${t.expected} directories` +
         `; server ${ms(r.server)}, its floor ${ms(r.floor!)}, with the server's system calls ` +

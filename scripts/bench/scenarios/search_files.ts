@@ -21,24 +21,30 @@ import { searchFiles as traversal } from "../traversals.ts";
 export async function searchFiles(ctx: Context): Promise<Outcome> {
   const t = await traversal(ctx, await treeCorpus(tree(ctx.sizes.treeLeafFiles)));
   const notes: string[] = [];
-  const runs = mapRuntimes(await warm(ctx, t, "search_files", "syscalls", { unchecked: true }), (rt, r) => {
-    notes.push(
-      `${rt} search_files: ${r.calls} calls, ${t.expected} matches; server ${ms(r.server)}` +
-        `, with the server's system calls ${ms(r.syscalls!)}` +
-        (r.unchecked === undefined ? "" : `, with --allow-all ${ms(r.unchecked)}`) +
-        `, find|grep ${ms(r.base)}`,
-      r.rss.note,
-      r.syscallsRss!.note,
-    );
-    return {
-      ratio: r.server / r.base,
-      floor: r.floor! / r.base,
-      syscalls: r.syscalls! / r.base,
-      unchecked: r.unchecked === undefined ? undefined : r.unchecked / r.base,
-      rss: r.rss.ratio,
-      syscallsRss: r.syscallsRss!.ratio,
-    };
-  });
+  const runs = mapRuntimes(
+    await warm(ctx, t, "search_files", "syscalls", {
+      unchecked: true,
+      reps: ctx.traversalReps,
+    }),
+    (rt, r) => {
+      notes.push(
+        `${rt} search_files: ${r.calls} calls, ${t.expected} matches; server ${ms(r.server)}` +
+          `, with the server's system calls ${ms(r.syscalls!)}` +
+          (r.unchecked === undefined ? "" : `, with --allow-all ${ms(r.unchecked)}`) +
+          `, find|grep ${ms(r.base)}`,
+        r.rss.note,
+        r.syscallsRss!.note,
+      );
+      return {
+        ratio: r.server / r.base,
+        floor: r.floor! / r.base,
+        syscalls: r.syscalls! / r.base,
+        unchecked: r.unchecked === undefined ? undefined : r.unchecked / r.base,
+        rss: r.rss.ratio,
+        syscallsRss: r.syscallsRss!.ratio,
+      };
+    },
+  );
   return {
     rows: [
       {

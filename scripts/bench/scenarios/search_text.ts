@@ -22,7 +22,7 @@ export async function searchText(ctx: Context): Promise<Outcome> {
   const { textFiles, textFileBytes } = ctx.sizes;
   const t = await traversal(ctx, await textCorpus(textFiles, textFileBytes));
   const notes: string[] = [];
-  const timings = await warm(ctx, t, "search_text", "syscalls");
+  const timings = await warm(ctx, t, "search_text", "syscalls", { reps: ctx.traversalReps });
   const runs = await perRuntime(ctx, async (rt) => {
     const r = timings[rt.name]!;
     // The first run of the loop is cold; the rest are warm, as the server is.

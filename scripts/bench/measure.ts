@@ -142,13 +142,24 @@ export interface WarmTiming extends Timing {
   syscalls?: number;
   work?: number;
   unchecked?: number;
+  bareLoop?: number;
   syscallsRss?: { ratio: number; note: string };
+}
+
+/** What `warm` measures beside the server and its floors. */
+interface WarmOptions {
+  /** The same on a Deno server run with `--allow-all` (`unchecked`). */
+  unchecked?: boolean;
+  /** Timed rounds (default `ctx.reps`). */
+  reps?: number;
+  /** A further timed arm on each runtime, run in the same rounds (`bareLoop`): a bare loop in its own process. */
+  bareLoop?: (rt: Runtime) => () => Promise<number>;
 }
 
 /** A runtime's servers for `warm`, started and warm-able, with the arms that time them. */
 interface WarmSetup {
   rt: Runtime;
-  arms: Arms<"server" | "floor" | "syscalls" | "work" | "unchecked">;
+  arms: Arms<"server" | "floor" | "syscalls" | "work" | "unchecked" | "bareLoop">;
   calls: () => number;
   measured: { client: RpcClient; idleKiB: number };
   syscallsMeasured?: { client: RpcClient; idleKiB: number };
@@ -165,15 +176,15 @@ interface WarmSetup {
  * the contract asks of each call too (`work`, `bare_server.mjs work`). With `unchecked`, on a runtime that has
  * one (Deno), the same server run so that it checks no path against a permission grant, warm too
  * (`unchecked`): what those checks cost. With `"syscalls"` or `"work"`, the peak RSS of the `syscalls` server
- * is measured as the real one's is (`syscallsRss`): what the runtime holds for those calls alone. `reps`:
- * the timed rounds (default `ctx.reps`).
+ * is measured as the real one's is (`syscallsRss`): what the runtime holds for those calls alone. `reps`
+ * and `bareLoop`: see `WarmOptions`.
  */
 export async function warm(
   ctx: Context,
   traversal: Traversal,
   label: string,
   floors: "none" | "calls" | "syscalls" | "work" = "none",
-  also: { unchecked?: boolean; reps?: number } = {},
+  also: WarmOptions = {},
 ): Promise<Partial<Record<RuntimeName, WarmTiming>>> {
   const setups: WarmSetup[] = [];
   try {
@@ -211,7 +222,7 @@ async function warmSetup(
   rt: Runtime,
   traversal: Traversal,
   floors: "none" | "calls" | "syscalls" | "work",
-  also: { unchecked?: boolean },
+  also: WarmOptions,
 ): Promise<WarmSetup> {
   const temp = (kind: string) => Deno.makeTempFile({ prefix: `ptc-fs-mcp-bench-${kind}-`, suffix: ".jsonl" });
   const files: string[] = [];
@@ -256,6 +267,7 @@ async function warmSetup(
         syscalls: on(servers.syscalls),
         work: on(servers.work),
         unchecked: on(servers.unchecked),
+        bareLoop: also.bareLoop?.(rt),
       },
       calls: () => calls,
       measured,

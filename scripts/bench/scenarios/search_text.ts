@@ -4,17 +4,17 @@
  * bare SDK server answering the recorded calls, the same first making the
  * system calls the server made for each and searching what they read, and
  * `scan_floor.mjs`: the same files opened, read and searched by a bare loop
- * with the port's `node:fs` calls and byte search, warm, in process. For
- * reference, the peak RSS of the bare server making the system calls and
- * searching.
+ * with the port's `node:fs` calls and byte search, in a process of its own
+ * each round, timed on its second, warm pass. For reference, the peak RSS
+ * of the bare server making the system calls and searching.
  *
  * @module
  */
 import { type Context, ms, type Outcome } from "../context.ts";
 import { NEEDLE, textCorpus } from "../corpus.ts";
-import { floorRow, peakRow, perRuntime, pick, warm } from "../measure.ts";
+import { floorRow, mapRuntimes, peakRow, pick, warm } from "../measure.ts";
+import type { Runtime } from "../runtimes.ts";
 import { both, BOTH_RUNTIMES, REFERENCE } from "../report.ts";
-import { median } from "../stats.ts";
 import { searchText as traversal } from "../traversals.ts";
 
 /** Rows: the traversal's ratio to grep, and peak RSS over idle. */
@@ -22,17 +22,18 @@ export async function searchText(ctx: Context): Promise<Outcome> {
   const { textFiles, textFileBytes } = ctx.sizes;
   const t = await traversal(ctx, await textCorpus(textFiles, textFileBytes));
   const notes: string[] = [];
-  const timings = await warm(ctx, t, "search_text", "syscalls", { reps: ctx.traversalReps });
-  const runs = await perRuntime(ctx, async (rt) => {
-    const r = timings[rt.name]!;
-    // The first run of the loop is cold; the rest are warm, as the server is.
-    const scan = JSON.parse(
-      await rt.script("scan_floor.mjs", [t.root, NEEDLE, String(ctx.reps + 1)], [t.root]),
-    );
+  // The bare loop runs twice in a fresh process each round: the first run is cold, the second warm, as the
+  // server is.
+  const bareLoop = (rt: Runtime) => async () => {
+    const scan = JSON.parse(await rt.script("scan_floor.mjs", [t.root, NEEDLE, "2"], [t.root]));
     ctx.check(scan.matches >= t.expected, `the scan floor found ${scan.matches} of ${t.expected} matches`);
-    const bare = median(scan.times.slice(1));
+    return scan.times[1];
+  };
+  const timings = await warm(ctx, t, "search_text", "syscalls", { reps: ctx.traversalReps, bareLoop });
+  const runs = mapRuntimes(timings, (rt, r) => {
+    const bare = r.bareLoop!;
     notes.push(
-      `${rt.name} search_text: ${r.calls} calls, ${t.expected} matches; server ${ms(r.server)}, ` +
+      `${rt} search_text: ${r.calls} calls, ${t.expected} matches; server ${ms(r.server)}, ` +
         `with the server's system calls and search ${ms(r.syscalls!)}, its runtime floor ${ms(bare)}, ` +
         `grep ${ms(r.base)}`,
       r.rss.note,
